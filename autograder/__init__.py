@@ -1,0 +1,1 @@
+"""Grading tooling for the attention course (built on nbgrader)."""
