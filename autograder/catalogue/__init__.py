@@ -1,0 +1,37 @@
+"""Catalogue of answer variants: typical mistakes and correct answers written differently.
+
+Each ``nbNN`` module lists :class:`Variant` objects for its assignment. The
+tests grade every variant (a wrong one must lose points on its own task with
+its misconception named; a right one must get full marks), and the synthetic
+demo class draws its students' mistakes from here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An answer to one or more solution cells of one assignment.
+
+    ``answers`` maps solution-cell grade_ids to the cell source that replaces
+    the instructor's solution. ``correct`` variants must score full marks;
+    wrong ones must fail at least one check of ``task`` with ``misconception``
+    and must not fail checks of other tasks (unless listed in ``also_fails``,
+    for a task that calls the wrong function). ``source`` says where the
+    mistake is documented publicly.
+    """
+
+    name: str
+    assignment: str
+    task: str
+    answers: dict = field(hash=False)
+    correct: bool = False
+    misconception: str | None = None
+    also_fails: tuple = ()
+    source: str = ""
+
+
+def all_variants() -> list[Variant]:
+    from . import nb01, nb02, nb03, nb04, nb05, nb06
+    return [v for m in (nb01, nb02, nb03, nb04, nb05, nb06) for v in m.VARIANTS]

@@ -1,0 +1,3 @@
+from . import Variant  # noqa: F401
+
+VARIANTS: list = []

@@ -1,0 +1,66 @@
+"""Registry of every graded check, by grade_id, task and assignment.
+
+Each ``nbNN_*`` module defines ``ASSIGNMENT`` (its assignment id), ``TASKS``
+(the graded names in notebook order), ``CHECKS`` (a list of
+:class:`~autograder.checks.core.Check`) and ``MISCONCEPTIONS`` (id -> title).
+"""
+from __future__ import annotations
+
+from . import (
+    nb01_scores_softmax,
+    nb02_scaling,
+    nb03_masking,
+    nb04_heads,
+    nb05_cross_attention,
+    nb06_long_sequences,
+)
+from .core import Call, Check, CheckFailed, Outcome, Verdict, evaluate, run_calls  # noqa: F401
+
+MODULES = (nb01_scores_softmax, nb02_scaling, nb03_masking, nb04_heads, nb05_cross_attention, nb06_long_sequences)
+
+GENERIC_MISCONCEPTIONS = {
+    "not_implemented": "not attempted (the stub still raises NotImplementedError)",
+    "not_defined": "the function is not defined (its cell was not run or was deleted)",
+    "raises": "the answer raises an error",
+    "returns_none": "returns None (missing return)",
+    "wrong_type": "returns something that is not numbers",
+    "wrong_return": "returns the wrong number of values",
+    "wrong_shape": "wrong output shape",
+    "wrong_values": "wrong values (no specific misconception recognised)",
+    "nan": "NaN in the output",
+    "mutates_input": "modifies its input in place",
+    "grader.incomplete": "the grader got no answer for some inputs",
+    "grader.unreadable_answer": "the answer could not be read by the grader",
+}
+
+CHECKS = {}
+TASKS = {}
+MISCONCEPTIONS = dict(GENERIC_MISCONCEPTIONS)
+for _module in MODULES:
+    TASKS[_module.ASSIGNMENT] = list(_module.TASKS)
+    MISCONCEPTIONS.update(_module.MISCONCEPTIONS)
+    for _check in _module.CHECKS:
+        if _check.grade_id in CHECKS:
+            raise RuntimeError(f"duplicate grade_id {_check.grade_id!r}")
+        if _check.task not in _module.TASKS:
+            raise RuntimeError(f"check {_check.grade_id!r} grades {_check.task!r}, which is not a task of {_module.ASSIGNMENT}")
+        CHECKS[_check.grade_id] = _check
+
+
+def checks_for_task(task: str) -> list[Check]:
+    """The checks of one graded name, in definition order."""
+    return [c for c in CHECKS.values() if c.task == task]
+
+
+def checks_for_assignment(assignment: str) -> list[Check]:
+    """The checks of every task of one assignment, in notebook order."""
+    if assignment not in TASKS:
+        raise KeyError(f"unknown assignment {assignment!r}; known: {', '.join(TASKS)}")
+    return [c for task in TASKS[assignment] for c in checks_for_task(task)]
+
+
+def assignment_of(task: str) -> str:
+    for assignment, tasks in TASKS.items():
+        if task in tasks:
+            return assignment
+    raise KeyError(f"unknown task {task!r}")

@@ -1,0 +1,285 @@
+"""The machinery every check is built from.
+
+A check is one graded property of one graded name (a *task*). It is split in
+two halves so that the student's code and the judging can run in different
+processes (see docs/ARCHITECTURE.md):
+
+* ``make_calls(rng)`` says which functions to call with which inputs;
+* an executor runs the calls against the student's namespace and returns
+  plain-data :class:`Outcome` objects (``run_calls`` below does it in-process,
+  the sandbox does it in a separate, locked-down process);
+* ``judge(calls, outcomes)`` compares with :mod:`attention_ref` and raises
+  :class:`CheckFailed` with a message written for the student.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import tracemalloc
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+PUBLIC_SEED = 0
+"""Seed of the visible checks: the student sees these inputs' verdicts."""
+
+HIDDEN_DEFAULT_SEED = 20_241_105
+"""Seed of the hidden tests when the grader did not set ``AUTOGRADER_SEED``."""
+
+SEED_ENV = "AUTOGRADER_SEED"
+TOLERANCE_ENV = "AUTOGRADER_TOLERANCES"
+
+# Tolerances for comparing a student's floating result with the reference.
+# float64: a loop, einsum or log-sum-exp answer differs from the reference by
+# rounding in the order of summation, about n * 1e-16 relative; every
+# misconception in the catalogue is off by more than 1e-3. float32 inputs: the
+# reference stays in float32 (eps 1.2e-7) while a student may compute in either
+# precision, so allow a few hundred float32 ulps.
+DEFAULT_TOLERANCES = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-6)}
+
+
+def tolerances(dtype) -> tuple[float, float]:
+    """``(rtol, atol)`` for results computed from inputs of ``dtype``.
+
+    ``AUTOGRADER_TOLERANCES`` (JSON such as ``{"float32": [1e-3, 1e-5]}``, set
+    by the grader from course.yml) overrides the defaults.
+    """
+    table = dict(DEFAULT_TOLERANCES)
+    override = os.environ.get(TOLERANCE_ENV)
+    if override:
+        table.update({k: tuple(v) for k, v in json.loads(override).items()})
+    return table["float32" if np.dtype(dtype) == np.float32 else "float64"]
+
+
+# ---------------------------------------------------------------- data types
+@dataclass(frozen=True)
+class Call:
+    """One request to the student's namespace.
+
+    ``value_only`` reads the variable ``name`` instead of calling it (for
+    answers such as ``STOP_AND_TRY_WEIGHTS``). ``measure_peak`` asks the
+    executor for tracemalloc's peak during the call.
+    """
+
+    name: str
+    args: tuple = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    value_only: bool = False
+    measure_peak: bool = False
+
+    def describe(self) -> str:
+        """A short, shape-only description (never the input values)."""
+        if self.value_only:
+            return self.name
+        parts = [_describe_value(a) for a in self.args]
+        parts += [f"{k}={_describe_value(v)}" for k, v in self.kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
+
+
+def _describe_value(v) -> str:
+    if isinstance(v, np.ndarray):
+        return f"<{v.dtype} array of shape {v.shape}>"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_describe_value(x) for x in v) + ")"
+    return repr(v)
+
+
+@dataclass
+class Outcome:
+    """What a call produced, as plain data (arrays, numbers, tuples, None)."""
+
+    value: Any = None
+    error: str | None = None  # "TypeName: message" when the call raised
+    mutated: tuple[str, ...] = ()  # arguments the call modified ("0", "1", "mask", ...)
+    peak_bytes: int | None = None
+
+
+class CheckFailed(AssertionError):
+    """A failed check; the message is for the student, ``misconception`` for the report."""
+
+    def __init__(self, message: str, misconception: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.misconception = misconception
+
+    def _render_traceback_(self):
+        # IPython calls this instead of printing a traceback: the student sees the
+        # verdict, not the grader's internals.
+        return [f"CheckFailed: {self.message}"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One graded property of one task; ``grade_id`` starts with the task name."""
+
+    grade_id: str
+    task: str
+    title: str
+    make_calls: Callable[[np.random.Generator], Sequence[Call]]
+    judge: Callable[[Sequence[Call], Sequence[Outcome]], None]
+    public: bool = True  # also run by the visible check in the student notebook
+
+    def __post_init__(self):
+        if not self.grade_id.startswith(self.task):
+            raise ValueError(f"grade_id {self.grade_id!r} must begin with its task name {self.task!r}")
+
+
+@dataclass
+class Verdict:
+    grade_id: str
+    task: str
+    title: str
+    passed: bool
+    message: str | None = None
+    misconception: str | None = None
+
+
+# ---------------------------------------------------------------- running checks
+def check_rng(seed: int, grade_id: str) -> np.random.Generator:
+    """The generator of one check: independent of the order checks run in."""
+    return np.random.default_rng([int(seed), zlib.crc32(grade_id.encode())])
+
+
+def hidden_seed() -> int:
+    """The seed of this grading run (set by the grader), or the fixed default."""
+    value = os.environ.get(SEED_ENV)
+    return int(value) if value else HIDDEN_DEFAULT_SEED
+
+
+def evaluate(check: Check, executor: Callable[[Sequence[Call]], Sequence[Outcome]], seed: int) -> Verdict:
+    """Make the check's calls, run them with ``executor`` and judge the outcomes."""
+    calls = list(check.make_calls(check_rng(seed, check.grade_id)))
+    outcomes = list(executor(calls))
+    base = dict(grade_id=check.grade_id, task=check.task, title=check.title)
+    if len(outcomes) != len(calls):
+        return Verdict(**base, passed=False, message="your code did not return an answer for every input",
+                       misconception="grader.incomplete")
+    try:
+        check.judge(calls, outcomes)
+    except CheckFailed as failure:
+        return Verdict(**base, passed=False, message=failure.message, misconception=failure.misconception)
+    except Exception as exc:  # a judge that cannot read an odd answer must not crash the grading
+        return Verdict(**base, passed=False,
+                       message=f"your answer could not be checked ({type(exc).__name__}: {exc})",
+                       misconception="grader.unreadable_answer")
+    return Verdict(**base, passed=True)
+
+
+@contextlib.contextmanager
+def quiet():
+    """Swallow prints, stderr and warnings from the student's code while a check runs.
+
+    nbgrader scores a test cell with any stderr output as a failure, so a
+    harmless warning inside a correct answer must not reach the cell's output.
+    """
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+class NotPlainData(TypeError):
+    pass
+
+
+def to_plain(obj):
+    """Convert a result to plain data, refusing objects that could fake a comparison.
+
+    An object whose ``__eq__`` always answers True (nbgrader issue 1379) or an
+    ndarray subclass is turned into a base ndarray or refused, so the judge only
+    ever compares numbers.
+    """
+    if obj is None or type(obj) in (bool, int, float, str):
+        return obj
+    if isinstance(obj, np.generic) and obj.dtype.kind in "biuf":
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "biuf":
+            raise NotPlainData(f"an array of dtype {obj.dtype}")
+        return np.array(obj, copy=True, subok=False)
+    # Subclasses of the builtins (which may override __eq__): keep the number only.
+    if isinstance(obj, bool):
+        return bool(obj)
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, float):
+        return float(obj)
+    if type(obj) in (list, tuple):
+        return tuple(to_plain(x) for x in obj)
+    raise NotPlainData(f"a {type(obj).__name__}")
+
+
+def _copy_arg(a):
+    return np.array(a, copy=True) if isinstance(a, np.ndarray) else a
+
+
+def _run_one(namespace: Mapping[str, Any], call: Call) -> Outcome:
+    if call.name not in namespace:
+        return Outcome(error=f"NameError: name '{call.name}' is not defined")
+    target = namespace[call.name]
+    if call.value_only:
+        try:
+            return Outcome(value=to_plain(target))
+        except NotPlainData as exc:
+            return Outcome(error=f"TypeError: {call.name} is {exc}, expected numbers or an array")
+    if not callable(target):
+        return Outcome(error=f"TypeError: {call.name} is not a function")
+    args = tuple(_copy_arg(a) for a in call.args)
+    kwargs = {k: _copy_arg(v) for k, v in call.kwargs.items()}
+    peak = None
+    try:
+        with quiet():
+            if call.measure_peak:
+                tracemalloc.start()
+                tracemalloc.reset_peak()
+            try:
+                result = target(*args, **kwargs)
+            finally:
+                if call.measure_peak:
+                    peak = tracemalloc.get_traced_memory()[1]
+                    tracemalloc.stop()
+    except (Exception, SystemExit) as exc:
+        return Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak)
+    mutated = tuple(
+        str(i) for i, (before, after) in enumerate(zip(call.args, args))
+        if isinstance(before, np.ndarray) and not np.array_equal(before, after, equal_nan=True)
+    ) + tuple(
+        k for k, before in call.kwargs.items()
+        if isinstance(before, np.ndarray) and not np.array_equal(before, kwargs[k], equal_nan=True)
+    )
+    try:
+        value = to_plain(result)
+    except NotPlainData as exc:
+        return Outcome(error=f"TypeError: {call.name} returned {exc}, expected numbers or an array",
+                       mutated=mutated, peak_bytes=peak)
+    return Outcome(value=value, mutated=mutated, peak_bytes=peak)
+
+
+def run_calls(namespace: Mapping[str, Any], calls: Sequence[Call]) -> list[Outcome]:
+    """The in-process executor: run each call against ``namespace`` (the notebook's globals)."""
+    return [_run_one(namespace, call) for call in calls]
+
+
+class CheckList(list):
+    """A module's checks, registered with a decorator on the judge::
+
+        checks = CheckList()
+
+        @checks.add("softmax", "rows_sum_to_one", "each row of weights sums to 1",
+                    calls=lambda rng: [Call("softmax", (rng.standard_normal((3, 5)),))])
+        def _(calls, outcomes):
+            ...
+
+    The grade_id is ``task + "_" + suffix``, so it always begins with the task.
+    """
+
+    def add(self, task: str, suffix: str, title: str, *, calls, public: bool = True):
+        def register(judge):
+            self.append(Check(f"{task}_{suffix}", task, title, calls, judge, public))
+            return judge
+        return register

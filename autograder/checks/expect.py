@@ -1,0 +1,117 @@
+"""Judging helpers: turn an outcome into a verdict with a message for the student.
+
+Every helper raises :class:`~autograder.checks.core.CheckFailed` with a message
+that says which property failed and, where it can tell, the misconception
+behind it. Messages name shapes and properties, never the expected values.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from .core import Call, CheckFailed, Outcome, tolerances
+
+Diagnosis = tuple  # (candidate array, misconception id, message)
+
+
+def value(outcome: Outcome, call: Call):
+    """The value of an outcome, or a failure that explains why there is none."""
+    name = call.name
+    if outcome.error is None:
+        return outcome.value
+    kind, _, detail = outcome.error.partition(": ")
+    if kind == "NotImplementedError":
+        raise CheckFailed(f"`{name}` is not written yet: it still raises NotImplementedError. "
+                          f"Replace the stub with your answer and run its cell.", "not_implemented")
+    if kind == "NameError" and f"'{name}'" in detail:
+        raise CheckFailed(f"`{name}` is not defined: run the cell that defines it first.", "not_defined")
+    raise CheckFailed(f"`{call.describe()}` raised {kind}: {detail}", "raises")
+
+
+def array(outcome: Outcome, call: Call, what: str | None = None) -> np.ndarray:
+    """The outcome as a numeric ndarray (a list or a number is accepted too)."""
+    result = value(outcome, call)
+    what = what or f"`{call.name}`"
+    if result is None:
+        raise CheckFailed(f"{what} returned None: did you forget the `return`?", "returns_none")
+    try:
+        arr = np.asarray(result)
+    except Exception:
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":
+        raise CheckFailed(f"{what} should return numbers (an array), got {type(result).__name__}", "wrong_type")
+    return arr
+
+
+def number(outcome: Outcome, call: Call, what: str | None = None) -> float:
+    """The outcome as one float (a 0-d or one-element array is accepted)."""
+    arr = array(outcome, call, what)
+    if arr.size != 1:
+        raise CheckFailed(f"{what or '`' + call.name + '`'} should be a single number, got an array of shape {arr.shape}",
+                          "wrong_shape")
+    return float(arr.reshape(()))
+
+
+def pair(outcome: Outcome, call: Call) -> tuple[np.ndarray, np.ndarray]:
+    """An ``(output, weights)`` result as two arrays."""
+    result = value(outcome, call)
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise CheckFailed(f"`{call.name}` should return a pair `(output, weights)`, got "
+                          f"{type(result).__name__ if not isinstance(result, tuple) else f'{len(result)} values'}",
+                          "wrong_return")
+    out, weights = (array(type(outcome)(value=v), call, f"`{call.name}`'s {w}") for v, w in zip(result, ("output", "weights")))
+    return out, weights
+
+
+def shape(arr: np.ndarray, expected: tuple, what: str, vocabulary: str = "",
+          diagnoses: Iterable[tuple[tuple, str, str]] = ()) -> None:
+    """Fail unless ``arr.shape == expected``; ``vocabulary`` spells the shape in the course's names."""
+    if arr.shape == tuple(expected):
+        return
+    for candidate, misconception, message in diagnoses:
+        if arr.shape == tuple(candidate):
+            raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}: {message}", misconception)
+    raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}", "wrong_shape")
+
+
+def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
+          diagnoses: Iterable[Diagnosis] = (), generic: str | None = None,
+          generic_misconception: str = "wrong_values") -> None:
+    """Fail unless ``arr`` matches ``reference`` within the tolerance of ``dtype``.
+
+    When it does not, each diagnosis ``(candidate, misconception, message)`` is
+    tried in turn: if the answer matches the candidate (the result of a known
+    mistake), that mistake's message is given.
+    """
+    reference = np.asarray(reference)
+    rtol, atol = tolerances(dtype if dtype is not None else reference.dtype)
+    if arr.shape != reference.shape:
+        raise CheckFailed(f"{what} has shape {arr.shape}, expected {reference.shape}", "wrong_shape")
+    if allclose(arr, reference, rtol, atol):
+        return
+    for candidate, misconception, message in diagnoses:
+        candidate = np.asarray(candidate)
+        if candidate.shape == arr.shape and allclose(arr, candidate, rtol, atol):
+            raise CheckFailed(message, misconception)
+    if np.isnan(arr).any() and not np.isnan(reference).any():
+        raise CheckFailed(f"{what} contains NaN where every value should be a number", "nan")
+    raise CheckFailed(f"{what} {generic or 'does not match the reference values'}", generic_misconception)
+
+
+def allclose(a, b, rtol: float, atol: float) -> bool:
+    """``np.allclose`` with NaN equal to NaN and infinities compared exactly, never raising."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def unmodified(outcome: Outcome, call: Call, names: dict[str, str] | None = None) -> None:
+    """Fail if the call modified one of its array arguments."""
+    if outcome.mutated:
+        which = ", ".join(f"`{(names or {}).get(m, m)}`" for m in outcome.mutated)
+        raise CheckFailed(f"`{call.name}` modified its input {which}: work on a new array "
+                          f"(the caller still needs the original).", "mutates_input")
