@@ -1,0 +1,49 @@
+"""Grade a notebook in this process, without nbgrader or a kernel (fast; trusted code only).
+
+Used by the catalogue tests and by self-study checks of one's own notebook: it
+executes every code cell that is not a test cell in a fresh namespace, then
+evaluates the assignment's checks against that namespace. Student code runs
+in *this* process, so the grader of a class never uses this path for scores
+(see :mod:`autograder.sandbox`).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+
+from .checks import checks_for_assignment
+from .checks.core import Verdict, evaluate, hidden_seed, quiet, run_calls
+
+
+def is_test_cell(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def execute_answers(nb) -> tuple[dict, list[str]]:
+    """Run the non-test code cells of ``nb``; returns the namespace and the errors of failing cells.
+
+    A cell that raises (a stub's NotImplementedError) is recorded and skipped,
+    as "Run All" with errors allowed would.
+    """
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    namespace: dict = {"__name__": "__main__"}
+    errors = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or is_test_cell(cell):
+            continue
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            with quiet(), contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(source, f"<cell {index}>", "exec"), namespace)
+        except BaseException as exc:  # noqa: BLE001 - a student's cell may raise anything, SystemExit included
+            errors.append(f"cell {index}: {type(exc).__name__}: {exc}")
+    return namespace, errors
+
+
+def grade_notebook(nb, assignment: str, seed: int | None = None) -> list[Verdict]:
+    """Every check of ``assignment`` evaluated against the answers in ``nb``."""
+    namespace, _ = execute_answers(nb)
+    seed = hidden_seed() if seed is None else seed
+    return [evaluate(c, lambda calls: run_calls(namespace, calls), seed) for c in checks_for_assignment(assignment)]
