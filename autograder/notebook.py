@@ -38,7 +38,7 @@ class Grader:
         if task not in TASKS[self.assignment]:
             raise ValueError(f"{task!r} is not a task of {self.assignment}; tasks: {', '.join(TASKS[self.assignment])}")
         executor = lambda calls: run_calls(self.namespace, calls)  # noqa: E731
-        return [evaluate(c, executor, PUBLIC_SEED) for c in checks_for_task(task) if c.public]
+        return [evaluate(c, executor, PUBLIC_SEED) for c in checks_for_task(task, self.assignment) if c.public]
 
     def check(self, task: str) -> None:
         """Print a short verdict for ``task``: which properties hold and which fail."""

@@ -35,9 +35,11 @@ GENERIC_MISCONCEPTIONS = {
 
 CHECKS = {}
 TASKS = {}
+ASSIGNMENT_CHECKS = {}  # assignment -> its checks (a task such as scaled_dot_product_attention is graded in 02 and 03)
 MISCONCEPTIONS = dict(GENERIC_MISCONCEPTIONS)
 for _module in MODULES:
     TASKS[_module.ASSIGNMENT] = list(_module.TASKS)
+    ASSIGNMENT_CHECKS[_module.ASSIGNMENT] = list(_module.CHECKS)
     MISCONCEPTIONS.update(_module.MISCONCEPTIONS)
     for _check in _module.CHECKS:
         if _check.grade_id in CHECKS:
@@ -47,20 +49,31 @@ for _module in MODULES:
         CHECKS[_check.grade_id] = _check
 
 
-def checks_for_task(task: str) -> list[Check]:
-    """The checks of one graded name, in definition order."""
-    return [c for c in CHECKS.values() if c.task == task]
+def checks_for_task(task: str, assignment: str | None = None) -> list[Check]:
+    """The checks of one graded name, in definition order (only those of ``assignment`` if given:
+    a name can be graded in two notebooks, e.g. ``scaled_dot_product_attention`` in 02 and 03)."""
+    pool = CHECKS.values() if assignment is None else ASSIGNMENT_CHECKS[assignment]
+    return [c for c in pool if c.task == task]
 
 
 def checks_for_assignment(assignment: str) -> list[Check]:
     """The checks of every task of one assignment, in notebook order."""
     if assignment not in TASKS:
         raise KeyError(f"unknown assignment {assignment!r}; known: {', '.join(TASKS)}")
-    return [c for task in TASKS[assignment] for c in checks_for_task(task)]
+    return [c for task in TASKS[assignment] for c in checks_for_task(task, assignment)]
 
 
 def assignment_of(task: str) -> str:
+    """The first assignment that grades ``task`` (a grade_id is unique; see ``assignment_of_check``)."""
     for assignment, tasks in TASKS.items():
         if task in tasks:
             return assignment
     raise KeyError(f"unknown task {task!r}")
+
+
+def assignment_of_check(grade_id: str) -> str:
+    """The assignment whose notebook grades the check ``grade_id``."""
+    for assignment, checks in ASSIGNMENT_CHECKS.items():
+        if any(c.grade_id == grade_id for c in checks):
+            return assignment
+    raise KeyError(f"unknown check {grade_id!r}")

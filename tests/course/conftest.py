@@ -1,0 +1,223 @@
+"""Shared infrastructure of the course tests (tests/course/test_nbNN_*.py).
+
+Fixtures (all generic: pass an assignment id such as ``"01_scores_softmax"``):
+
+``course``
+    A :class:`Course` helper with
+    ``source(a)`` / ``release(a)`` (the committed notebooks, read with nbformat),
+    ``answers(a)`` (the instructor's answers, ``grade_id -> source``),
+    ``solved(a)`` (the released notebook with every answer filled in),
+    ``fill(a, answers)`` (the released notebook with some answers replaced),
+    ``grade(nb, a, seed=...)`` (in-process verdicts, fast) and
+    ``failed(nb, a)`` (``{grade_id: Verdict}`` of the failing checks).
+
+``nbgrader_course``
+    A factory ``nbgrader_course(a) -> NbgraderCourse``: a temporary nbgrader course directory
+    (``source/ release/ submitted/ autograded/ gradebook.db``) in which ``generate_assignment``
+    has already run on a copy of ``solutions/<a>``. ``course.autograde({student: nb})`` runs
+    **one** real ``nbgrader autograde`` over all the given submissions (one process, one kernel
+    per submission) and returns ``{student: Result}``; ``Result.cells`` maps each graded cell's
+    grade_id to ``(score, max_score)``, ``Result.messages`` maps failing test cells to the text
+    the student sees. Cached per session and assignment, so several test modules can share it.
+
+Batch submissions: a kernel start costs about a second, an nbgrader process about two.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import submissions
+from autograder.checks.core import Verdict
+from autograder.inprocess import grade_notebook
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTIONS = ROOT / "solutions"
+ASSIGNMENTS = ROOT / "assignments"
+
+#: The seed of the hidden tests in these tests (a grader sets a fresh one per run).
+TEST_SEED = 12345
+
+
+def notebook_path(directory: Path, assignment: str) -> Path:
+    return directory / assignment / f"{assignment}.ipynb"
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_test_cell(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+class Course:
+    """Readers of the committed notebooks and in-process grading (see the module docstring)."""
+
+    def source(self, assignment: str):
+        return submissions.read(notebook_path(SOLUTIONS, assignment))
+
+    def release(self, assignment: str):
+        return submissions.read(notebook_path(ASSIGNMENTS, assignment))
+
+    def answers(self, assignment: str) -> dict[str, str]:
+        return submissions.solution_answers(self.source(assignment))
+
+    def solved(self, assignment: str):
+        return submissions.fill(self.release(assignment), self.answers(assignment))
+
+    def fill(self, assignment: str, answers: dict[str, str], *, on_solution: bool = True):
+        """The released notebook with ``answers`` filled in (over the instructor's answers by default)."""
+        base = self.solved(assignment) if on_solution else self.release(assignment)
+        return submissions.fill(base, answers)
+
+    def grade(self, nb, assignment: str, seed: int = TEST_SEED) -> list[Verdict]:
+        return grade_notebook(nb, assignment, seed=seed)
+
+    def failed(self, nb, assignment: str, seed: int = TEST_SEED) -> dict[str, Verdict]:
+        return {v.grade_id: v for v in self.grade(nb, assignment, seed) if not v.passed}
+
+    # helpers for structural tests
+    meta = staticmethod(lambda cell: nbgrader_meta(cell))
+    is_test_cell = staticmethod(lambda cell: is_test_cell(cell))
+
+    @staticmethod
+    def cell_summary(nb) -> list[dict]:
+        """Type, source and nbgrader metadata of every cell (what a regeneration test compares)."""
+        return [{"cell_type": c.cell_type, "source": c.source,
+                 "nbgrader": json.dumps(nbgrader_meta(c), sort_keys=True)} for c in nb.cells]
+
+
+@pytest.fixture(scope="session")
+def course() -> Course:
+    return Course()
+
+
+# ---------------------------------------------------------------- real nbgrader runs
+@dataclass
+class Result:
+    """One autograded submission, read back from the gradebook and the autograded notebook."""
+
+    student: str
+    cells: dict[str, tuple[float | None, float]] = field(default_factory=dict)  # grade_id -> (score, max)
+    needs_manual: set[str] = field(default_factory=set)
+    messages: dict[str, str] = field(default_factory=dict)  # grade_id -> text of the failing cell's error
+    stderr_cells: set[str] = field(default_factory=set)
+
+    @property
+    def score(self) -> float:
+        return sum(s or 0.0 for s, _ in self.cells.values())
+
+    @property
+    def max_score(self) -> float:
+        return sum(m for _, m in self.cells.values())
+
+    def auto_max_score(self) -> float:
+        return sum(m for g, (_, m) in self.cells.items() if g not in self.needs_manual)
+
+    def lost(self) -> dict[str, float]:
+        """grade_id -> points lost, for auto-graded cells that did not get full marks."""
+        return {g: m - (s or 0.0) for g, (s, m) in self.cells.items()
+                if g not in self.needs_manual and (s or 0.0) < m}
+
+
+def _nbgrader(root: Path, *args: str, seed: int = TEST_SEED, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ, AUTOGRADER_SEED=str(seed), MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "nbgrader", *args,
+           f"--CourseDirectory.root={root}", "--CourseDirectory.course_id=course-tests",
+           f"--CourseDirectory.db_url=sqlite:///{root / 'gradebook.db'}",
+           "--Execute.timeout=60", "--ExecutePreprocessor.kernel_name=python3"]
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+class NbgraderCourse:
+    """A temporary nbgrader course directory for one assignment (see the module docstring)."""
+
+    def __init__(self, root: Path, assignment: str):
+        self.root = root
+        self.assignment = assignment
+        shutil.copytree(SOLUTIONS / assignment, root / "source" / assignment,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        self.generate_log = _nbgrader(root, "generate_assignment", assignment, "--force")
+        self._results: dict[str, Result] = {}
+        self._runs = 0
+
+    @property
+    def release_path(self) -> Path:
+        return notebook_path(self.root / "release", self.assignment)
+
+    def release(self):
+        return submissions.read(self.release_path)
+
+    def autograde(self, subs: dict, seed: int = TEST_SEED) -> dict[str, Result]:
+        """Autograde ``{student: notebook}`` in one nbgrader run (already graded students are reused)."""
+        new = {s: nb for s, nb in subs.items() if s not in self._results}
+        if new:
+            for student, nb in new.items():
+                path = notebook_path(self.root / "submitted" / student, self.assignment)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, str(path))
+            self._runs += 1
+            _nbgrader(self.root, "autograde", self.assignment, "--force", "--create", seed=seed)
+            for student in new:
+                self._results[student] = self._read(student)
+        return {s: self._results[s] for s in subs}
+
+    def _read(self, student: str) -> Result:
+        result = Result(student)
+        with sqlite3.connect(self.root / "gradebook.db") as db:
+            rows = db.execute(
+                """
+                SELECT gc.name, g.auto_score, g.manual_score, gc.max_score, g.needs_manual_grade
+                FROM grade g
+                JOIN grade_cells gc ON g.cell_id = gc.id
+                JOIN submitted_notebook sn ON g.notebook_id = sn.id
+                JOIN submitted_assignment sa ON sn.assignment_id = sa.id
+                JOIN assignment a ON sa.assignment_id = a.id
+                WHERE sa.student_id = ? AND a.name = ?
+                """, (student, self.assignment)).fetchall()
+        if not rows:
+            raise RuntimeError(f"no grades for {student} in the gradebook")
+        for name, auto, manual, max_score, needs_manual in rows:
+            score = manual if manual is not None else auto
+            result.cells[name] = (score, max_score)
+            if needs_manual:
+                result.needs_manual.add(name)
+        graded = submissions.read(notebook_path(self.root / "autograded" / student, self.assignment))
+        for cell in graded.cells:
+            meta = nbgrader_meta(cell)
+            if cell.cell_type != "code" or not meta.get("grade"):
+                continue
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    result.messages[meta["grade_id"]] = "\n".join(output.get("traceback", [])) or output.get("evalue", "")
+                if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                    result.stderr_cells.add(meta["grade_id"])
+        return result
+
+
+@pytest.fixture(scope="session")
+def nbgrader_course(tmp_path_factory):
+    """Factory: ``nbgrader_course("01_scores_softmax") -> NbgraderCourse`` (one per assignment per session)."""
+    cache: dict[str, NbgraderCourse] = {}
+
+    def make(assignment: str) -> NbgraderCourse:
+        if assignment not in cache:
+            cache[assignment] = NbgraderCourse(tmp_path_factory.mktemp(f"nbgrader-{assignment}"), assignment)
+        return cache[assignment]
+
+    return make
+
