@@ -1,0 +1,217 @@
+"""Per-student feedback pages, without hidden-test code.
+
+    autograder feedback [--results reports/results.json] [--out feedback/]
+
+writes one HTML page per student and notebook, ``feedback/<student>/<assignment>/<notebook>.html``
+(nbgrader's feedback layout, so ``nbgrader release_feedback`` can hand them out), with the
+student's score per task, the message of every failed check and the misconception it points to,
+and the student's own answer cells. Stock ``nbgrader generate_feedback`` renders the autograded
+notebook, hidden tests included (nbgrader issues 917 and 1363); these pages are built from
+``results.json`` instead and never contain a test cell's source, a ``check(...)`` line, the
+instructor's solution or any cell other than the student's answers.
+
+Python API: :func:`render_feedback` (one page), :func:`write_feedback` (the class).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from .report import DEFAULT_RESULTS, NOT_ATTEMPTED, _course_info, _fmt, _registry, cell_task, load_results, misconception_title
+
+DEFAULT_OUT = Path("feedback")
+
+#: Text that must never reach a feedback page: hidden-test markers, check calls, solution markers.
+FORBIDDEN = re.compile(r"BEGIN HIDDEN TESTS|END HIDDEN TESTS|BEGIN SOLUTION|END SOLUTION|"
+                       r"\bcheck\(\s*['\"]|autograder\.hidden", re.I)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def scrub(text: str | None) -> str | None:
+    """A message made safe for a student: ANSI colours removed, lines with test code dropped."""
+    if text is None:
+        return None
+    text = _ANSI.sub("", str(text))
+    lines = [line for line in text.splitlines() if not FORBIDDEN.search(line)]
+    return "\n".join(lines).strip() or None
+
+
+def _nbgrader(cell) -> dict:
+    return (cell.get("metadata") or {}).get("nbgrader") or {}
+
+
+def answer_cells(nb) -> list[dict]:
+    """The student's own answer cells of a notebook: ``[{grade_id, kind, source}]``.
+
+    Only cells that nbgrader marks as solution cells (the cells the student writes in) are kept,
+    never a locked or test cell; a cell whose source carries a hidden-test or solution marker
+    is left out too (it would be the instructor's text, not the student's).
+    """
+    cells = []
+    for cell in nb.get("cells", []):
+        meta = _nbgrader(cell)
+        if not meta.get("solution") or meta.get("locked") or (meta.get("grade") and cell.get("cell_type") == "code"):
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if FORBIDDEN.search(source):
+            continue
+        cells.append({"grade_id": meta.get("grade_id", ""), "kind": cell.get("cell_type"), "source": source})
+    return cells
+
+
+def _read_notebook(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def find_notebook(sub: dict, roots: list[Path]) -> dict | None:
+    """The student's notebook (autograded, else submitted) as JSON, or None."""
+    rel = Path(sub["student_id"]) / sub["assignment_id"] / f"{sub.get('notebook_id') or sub['assignment_id']}.ipynb"
+    for root in roots:
+        if root and (root / rel).is_file():
+            nb = _read_notebook(root / rel)
+            if isinstance(nb, dict):
+                return nb
+    return None
+
+
+def page_data(sub: dict, notebook: dict | None = None, title: str | None = None) -> dict:
+    """What one feedback page shows (plain data; :func:`render_feedback` renders it)."""
+    checks, registry_tasks, titles = _registry()
+    order = registry_tasks.get(sub.get("assignment_id"), [])
+    by_task: dict[str, list[dict]] = defaultdict(list)
+    manual = []
+    for cell in sub.get("cells") or []:
+        if cell.get("manual") or cell.get("passed") is None:
+            manual.append({"grade_id": cell.get("grade_id"), "max_score": cell.get("max_score"),
+                           "score": cell.get("score") if cell.get("nbgrader_score") is not None else None})
+            continue
+        by_task[cell_task(cell, checks) or cell.get("grade_id")].append(cell)
+    tasks = []
+    for task in [t for t in order if t in by_task] + [t for t in by_task if t not in order]:
+        cells = by_task[task]
+        failures = []
+        for c in cells:
+            if c.get("passed"):
+                continue
+            mid = c.get("misconception")
+            check = checks.get(c.get("grade_id"))
+            failures.append({
+                "check": getattr(check, "title", None) or c.get("grade_id"),
+                "message": scrub(c.get("message")) or "this check did not pass.",
+                "misconception": None if not mid or mid in NOT_ATTEMPTED else misconception_title(mid, titles),
+            })
+        passed = sum(bool(c.get("passed")) for c in cells)
+        not_started = bool(cells) and all(c.get("passed") or c.get("misconception") in NOT_ATTEMPTED for c in cells) \
+            and passed < len(cells)
+        status = "done" if passed == len(cells) else ("not started" if not_started else "to fix")
+        tasks.append({"task": task, "passed": passed, "checks": len(cells), "status": status,
+                      "score": sum(float(c.get("score") or 0) for c in cells),
+                      "max_score": sum(float(c.get("max_score") or 0) for c in cells),
+                      "failures": [] if status == "not started" else failures,
+                      "misconceptions": sorted({f["misconception"] for f in failures if f["misconception"]})})
+    answers = answer_cells(notebook) if notebook else []
+    return {
+        "student_id": sub.get("student_id"), "assignment_id": sub.get("assignment_id"),
+        "notebook_id": sub.get("notebook_id") or sub.get("assignment_id"),
+        "title": title or sub.get("assignment_id"),
+        "status": sub.get("status", "graded"), "reason": scrub(sub.get("reason")),
+        "score": float(sub.get("score") or 0), "max_score": float(sub.get("max_score") or 0),
+        "tasks": tasks, "manual": manual, "answers": answers,
+    }
+
+
+def _env():
+    import jinja2
+    env = jinja2.Environment(loader=jinja2.PackageLoader("autograder", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]))
+    env.filters["num"] = _fmt
+    return env
+
+
+def render_feedback(sub: dict, notebook: dict | None = None, title: str | None = None, env=None) -> str:
+    """The HTML page of one submission (``sub``: one entry of results.json's ``submissions``)."""
+    data = page_data(sub, notebook, title)
+    html = (env or _env()).get_template("feedback.html.j2").render(
+        p=data, created=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    leak = FORBIDDEN.search(html)
+    if leak:  # belt and braces: a page with test code is never written
+        raise RuntimeError(f"feedback page of {data['student_id']}/{data['assignment_id']} would contain {leak.group(0)!r}")
+    return html
+
+
+def write_feedback(results_path: str | Path = DEFAULT_RESULTS, out_dir: str | Path = DEFAULT_OUT,
+                   course_dir: str | Path | None = ".", autograded_dir: str | Path | None = None,
+                   submissions_dir: str | Path | None = None, students=None, assignments=None,
+                   with_answers: bool = True) -> list[Path]:
+    """Write every page; returns their paths.
+
+    The student's answer cells are read from ``autograded_dir`` (default
+    ``COURSE_DIR/autograded``), else from ``submissions_dir``; without either the pages show
+    scores and messages only.
+    """
+    results = load_results(results_path)
+    course_titles = _course_info(course_dir)[0]
+    roots = []
+    if with_answers:
+        if autograded_dir is None and course_dir is not None:
+            autograded_dir = Path(course_dir) / "autograded"
+        roots = [Path(p) for p in (autograded_dir, submissions_dir) if p is not None]
+    env = _env()
+    written = []
+    for sub in results.get("submissions", []):
+        if students and sub.get("student_id") not in students:
+            continue
+        if assignments and sub.get("assignment_id") not in assignments:
+            continue
+        nb = find_notebook(sub, roots) if roots else None
+        page = render_feedback(sub, nb, course_titles.get(sub.get("assignment_id")), env)
+        path = Path(out_dir) / sub["student_id"] / sub["assignment_id"] / f"{sub.get('notebook_id') or sub['assignment_id']}.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+# ---------------------------------------------------------------- CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--course-dir", default=".", help="course directory (default: .)")
+    parser.add_argument("--results", default=None, help="results.json (default: COURSE_DIR/reports/results.json)")
+    parser.add_argument("--out", default=None, help="output folder (default: COURSE_DIR/feedback)")
+    parser.add_argument("--autograded", default=None, help="autograded notebooks, for the student's answers "
+                                                           "(default: COURSE_DIR/autograded)")
+    parser.add_argument("--submissions", default=None, help="submitted notebooks, used when no autograded copy exists")
+    parser.add_argument("--student", action="append", default=None, help="only this student (repeatable)")
+    parser.add_argument("--assignment", action="append", default=None, help="only this assignment (repeatable)")
+    parser.add_argument("--no-answers", action="store_true", help="leave the student's answer cells out")
+
+
+def main(args: argparse.Namespace | list[str] | None = None) -> int:
+    if not isinstance(args, argparse.Namespace):
+        parser = argparse.ArgumentParser(prog="autograder feedback", description=__doc__.split("\n\n")[0])
+        add_arguments(parser)
+        args = parser.parse_args(args)
+    course_dir = Path(getattr(args, "course_dir", None) or ".")
+    results = Path(args.results) if getattr(args, "results", None) else course_dir / DEFAULT_RESULTS
+    out = Path(args.out) if getattr(args, "out", None) else course_dir / DEFAULT_OUT
+    try:
+        written = write_feedback(results, out, course_dir, getattr(args, "autograded", None),
+                                 getattr(args, "submissions", None), getattr(args, "student", None),
+                                 getattr(args, "assignment", None), not getattr(args, "no_answers", False))
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"autograder feedback: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(written)} feedback page{'s' if len(written) != 1 else ''} under {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
