@@ -1,0 +1,214 @@
+"""The sandbox runner: a fresh Python process that runs a submission's code and the checks' calls.
+
+Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD``), never imported by the grader. It
+imports only the standard library, numpy, ``autograder/checks/core.py`` (loaded by path under a
+private name, so the rest of ``autograder`` is never imported) and, when the notebook has
+building blocks, the reference package (also by path, under a private name). Everything it sends
+back goes through the event pipe ``EVENT_FD`` as frames::
+
+    8-byte big-endian length, JSON header, 8-byte big-endian length, .npz bytes (maybe empty)
+
+Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": "cell_end",
+"index": i, "error": str|None}``, ``{"event": "call", "id": k}``, ``{"event": "outcome", "id": k,
+"value": ..., "error": ..., "mutated": [...], "peak_bytes": ...}`` (arrays of ``value`` are in the
+frame's .npz, saved with ``allow_pickle=False``), ``{"event": "done"}``.
+
+Nothing here is trusted: the student's code runs in this process and can change anything in it.
+The grading process re-validates every frame (see ``autograder/sandbox/wire.py``).
+"""
+import importlib.util
+import json
+import os
+import sys
+import types
+
+
+def _send(fd, header, blob=b""):
+    data = json.dumps(header).encode()
+    frame = len(data).to_bytes(8, "big") + data + len(blob).to_bytes(8, "big") + blob
+    view = memoryview(frame)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _load_by_path(name, path, package_dir=None):
+    spec = importlib.util.spec_from_file_location(
+        name, path, submodule_search_locations=[package_dir] if package_dir else None)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Inert:
+    """What ``get_ipython()`` returns here: accepts any attribute, call or assignment, does nothing."""
+
+    def __getattr__(self, name):
+        return _Inert()
+
+    def __setattr__(self, name, value):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return _Inert()
+
+    def __iter__(self):
+        return iter(())
+
+    def __bool__(self):
+        return False
+
+
+def _stub_modules(assignment):
+    """``autograder``, ``autograder.hidden`` and ``autograder.notebook`` whose checks do nothing."""
+    package = types.ModuleType("autograder")
+    package.__path__ = []  # nothing else of the grader can be imported
+    hidden = types.ModuleType("autograder.hidden")
+    hidden.check = lambda grade_id, namespace=None: None
+
+    class Grader:
+        def __init__(self, assignment=None, namespace=None):
+            pass
+
+        def check(self, *args, **kwargs):
+            return None
+
+        def summary(self, *args, **kwargs):
+            return None
+
+        def verdicts(self, *args, **kwargs):
+            return []
+
+    notebook = types.ModuleType("autograder.notebook")
+    notebook.Grader = Grader
+    package.hidden, package.notebook = hidden, notebook
+    sys.modules.update({"autograder": package, "autograder.hidden": hidden, "autograder.notebook": notebook})
+
+
+def _restricted_reference(job):
+    """The ``attention_ref`` the submission sees: the notebook's building blocks and nothing else."""
+    given, graded = list(job["given"]), set(job["graded"])
+    assignment = job["assignment"]
+    module = types.ModuleType("attention_ref", "attention_ref as this notebook may use it: its building blocks only")
+    if given and job.get("ref_dir"):
+        real = _load_by_path("_attention_ref_impl", os.path.join(job["ref_dir"], "__init__.py"), job["ref_dir"])
+        for name in given:
+            if hasattr(real, name):
+                setattr(module, name, getattr(real, name))
+        for name in [m for m in sys.modules if m == "_attention_ref_impl" or m.startswith("_attention_ref_impl.")]:
+            del sys.modules[name]
+    module.__all__ = [n for n in given if hasattr(module, n)]
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in graded:
+            raise ImportError(f"the reference version of `{name}` cannot be used in {assignment}: "
+                              f"`{name}` is what this notebook asks you to write")
+        raise ImportError(f"`{name}` is not one of the building blocks {assignment} gives "
+                          f"({', '.join(module.__all__) or 'none'}), so it cannot be imported from attention_ref here")
+
+    module.__getattr__ = __getattr__
+    sys.modules["attention_ref"] = module
+
+
+def _decode(node, arrays):
+    if node is None or isinstance(node, (bool, int)):
+        return node
+    if isinstance(node, dict):
+        if "float" in node:
+            return float.fromhex(node["float"])
+        if "str" in node:
+            return node["str"]
+        if "array" in node:
+            return arrays[node["array"]]
+        if "scalar" in node:
+            return arrays[node["scalar"]][()]
+        if "tuple" in node:
+            return tuple(_decode(x, arrays) for x in node["tuple"])
+    raise ValueError(f"cannot decode {node!r}")
+
+
+def _encode(value, arrays):
+    import numpy as np
+    if value is None or type(value) in (bool, int):
+        return value
+    if type(value) is float:
+        return {"float": value.hex()}
+    if type(value) is str:
+        return {"str": value}
+    if type(value) is np.ndarray:
+        key = f"v{len(arrays)}"
+        arrays[key] = value
+        return {"array": key}
+    if type(value) is tuple:
+        return {"tuple": [_encode(v, arrays) for v in value]}
+    raise TypeError(f"cannot send a {type(value).__name__}")
+
+
+def main(job_dir, fd):
+    with open(os.path.join(job_dir, "job.json")) as f:
+        job = json.load(f)
+    sys.path[:] = [p for p in sys.path if p] + list(job["site_paths"])
+    import io
+
+    import numpy as np
+    core = _load_by_path("_autograder_core", job["core_path"])
+    _stub_modules(job["assignment"])
+    _restricted_reference(job)
+    with np.load(os.path.join(job_dir, "inputs.npz"), allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    calls = []
+    for spec in job["calls"]:
+        call = core.Call(spec["name"], tuple(_decode(a, arrays) for a in spec["args"]),
+                         {k: _decode(v, arrays) for k, v in spec["kwargs"].items()},
+                         value_only=spec["value_only"], measure_peak=spec["measure_peak"])
+        calls.append((spec["id"], call))
+    run_one = core._run_one
+    _send(fd, {"event": "ready"})
+
+    namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
+    skip = set(job["skip_cells"])
+    for cell in job["cells"]:
+        if cell["index"] in skip:
+            continue
+        _send(fd, {"event": "cell", "index": cell["index"]})
+        error = None
+        try:
+            exec(compile(cell["source"], f"<cell {cell['index']}>", "exec"), namespace)
+        except BaseException as exc:  # noqa: BLE001 - a cell may raise anything, SystemExit included
+            error = f"{type(exc).__name__}: {exc}"[:1000]
+        _send(fd, {"event": "cell_end", "index": cell["index"], "error": error})
+
+    for call_id, call in calls:
+        _send(fd, {"event": "call", "id": call_id})
+        outcome = run_one(namespace, call)
+        out_arrays = {}
+        try:
+            value = _encode(outcome.value, out_arrays)
+        except Exception as exc:  # noqa: BLE001
+            value, out_arrays = None, {}
+            outcome.error = outcome.error or f"TypeError: the answer could not be sent back ({exc})"
+        blob = b""
+        if out_arrays:
+            buffer = io.BytesIO()
+            np.savez(buffer, **out_arrays)
+            blob = buffer.getvalue()
+        _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
+                   "mutated": list(outcome.mutated), "peak_bytes": outcome.peak_bytes}, blob)
+    _send(fd, {"event": "done"})
+
+
+if __name__ == "__main__":
+    event_fd = int(sys.argv[2])
+    try:
+        main(sys.argv[1], event_fd)
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            _send(event_fd, {"event": "runner_error", "error": f"{type(exc).__name__}: {exc}"[:2000]})
+        except OSError:
+            pass
+        os._exit(3)
+    # Threads or atexit handlers the submission left behind must not keep the process alive.
+    os._exit(0)

@@ -1,0 +1,120 @@
+"""``verify_submission``: every check of an assignment, judged here on answers computed in the sandbox."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..checks import MODULES, checks_for_assignment
+from ..checks.core import Outcome, Verdict, check_rng, evaluate
+from .cells import NotANotebook, read_cells
+from .launch import Limits, run_session, sandbox_kind
+from .scan import scan_cells
+
+
+@dataclass
+class VerificationResult:
+    """The verified verdict of every check of one submission, and what the scan found."""
+
+    assignment_id: str
+    verdicts: dict[str, Verdict]  # grade_id -> verdict, every check of the assignment
+    flags: list[dict] = field(default_factory=list)  # static-scan flags
+    error: str | None = None  # why the submission could not be verified (then every verdict failed)
+    sandbox: str = "none"  # "bubblewrap", "subprocess", or "none" when nothing ran
+    seconds: float = 0.0  # the whole verification
+    sandbox_seconds: float = 0.0  # of which in sandbox processes (start, imports, cells, calls)
+    runs: int = 0  # sandbox processes started (more than one after a hang or a crash)
+    cell_errors: dict[int, str] = field(default_factory=dict)  # cell index -> what it raised
+    notes: list[str] = field(default_factory=list)  # hangs, crashes, limits hit
+
+    @property
+    def passed(self) -> dict[str, bool]:
+        return {g: v.passed for g, v in self.verdicts.items()}
+
+
+def _module_of(assignment_id: str):
+    for module in MODULES:
+        if module.ASSIGNMENT == assignment_id:
+            return module
+    raise KeyError(f"unknown assignment {assignment_id!r}")
+
+
+def _reference_dir() -> str:
+    import attention_ref
+    return str(Path(attention_ref.__file__).resolve().parent)
+
+
+def _all_failed(checks, message: str, misconception: str | None = None) -> dict[str, Verdict]:
+    return {c.grade_id: Verdict(c.grade_id, c.task, c.title, False, message, misconception) for c in checks}
+
+
+def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
+                      limits: Limits | Mapping[str, Any] | None = None) -> VerificationResult:
+    """Verify a submission outside the student's process.
+
+    The calls of every check of ``assignment_id`` are drawn here from ``seed`` (the grading run's
+    fresh seed), run against the notebook's code in a sandboxed process (see
+    :mod:`autograder.sandbox.launch`), and the answers that come back are validated and judged
+    here. A submission that cannot be read gets ``error`` and every verdict failed. Raises
+    :class:`~autograder.sandbox.launch.SandboxError` only when the sandbox itself cannot start
+    (a grader problem: keep nbgrader's scores and report it), and ``KeyError`` for an unknown
+    assignment.
+    """
+    start = time.monotonic()
+    limits = Limits.coerce(limits)
+    module = _module_of(assignment_id)
+    checks = checks_for_assignment(assignment_id)
+    graded = list(module.TASKS)
+    given = [n for n in getattr(module, "GIVEN", []) if n not in graded]
+    try:
+        cells = read_cells(notebook_bytes)
+    except NotANotebook as exc:
+        return VerificationResult(assignment_id, _all_failed(checks, f"your notebook could not be read: {exc}"),
+                                  error=str(exc), seconds=time.monotonic() - start)
+    flags = scan_cells(cells, graded, assignment_id)
+
+    calls, per_check = [], []
+    for check in checks:
+        ids = []
+        for call in check.make_calls(check_rng(seed, check.grade_id)):
+            ids.append(len(calls))
+            calls.append((len(calls), call, check.task))
+        per_check.append(ids)
+    runnable = [(c.index, c.python) for c in cells if c.python is not None]
+    session = run_session(runnable, calls, given=given, graded=graded, assignment=assignment_id,
+                          limits=limits, ref_dir=_reference_dir() if given else None, kind=sandbox_kind())
+
+    verdicts = {}
+    for check, ids in zip(checks, per_check):
+        outcomes = [session.outcomes.get(i, Outcome(error="NotRun: the grader got no answer for this input"))
+                    for i in ids]
+        verdicts[check.grade_id] = evaluate(check, lambda _calls, o=outcomes: o, seed)
+    return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,
+                              session.seconds, session.runs, session.cell_errors, session.notes)
+
+
+def compare_with_nbgrader(verification: VerificationResult,
+                          nbgrader_cell_scores: Mapping[str, tuple[float | None, float]]) -> list[dict]:
+    """"possible tampering" flags where nbgrader's in-kernel pass/fail disagrees with the verified one.
+
+    ``nbgrader_cell_scores`` maps grade_id -> (score, max_score) of nbgrader's auto-graded test
+    cells; full marks count as passed. A grade_id nbgrader scored but verification does not know
+    (not a check of this assignment) is ignored; a check nbgrader has no score for is compared as 0.
+    """
+    flags = []
+    for grade_id, verdict in verification.verdicts.items():
+        score, max_score = nbgrader_cell_scores.get(grade_id, (None, None))
+        nb_passed = score is not None and max_score is not None and float(score) >= float(max_score) > 0
+        if nb_passed == verdict.passed:
+            continue
+        if grade_id not in nbgrader_cell_scores:
+            if not verdict.passed:
+                continue
+            told = "nbgrader has no score for it (test cell missing or not run)"
+        else:
+            told = f"nbgrader scored {float(score or 0):g}/{float(max_score):g} in the student's kernel"
+        verified = "passed" if verdict.passed else f"failed ({verdict.message})"
+        flags.append({"kind": "possible tampering", "task": verdict.task, "grade_id": grade_id, "line": None,
+                      "cell": None, "evidence": f"{told}; verified outside it: {verified}"})
+    return flags
