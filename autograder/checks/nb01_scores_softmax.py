@@ -10,8 +10,17 @@ from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "01_scores_softmax"
 TASKS = ["dot_product", "attention_scores", "softmax", "weighted_average"]
+GIVEN: list[str] = []  # the first notebook builds everything itself
 MISCONCEPTIONS = {
     "dot_product.elementwise": "returns the elementwise products instead of their sum",
+    "attention_scores.k_not_transposed": "Q @ K without transposing K",
+    "attention_scores.keys_by_queries": "K @ Q^T: rows are keys instead of queries",
+    "attention_scores.batched_transpose": "`.T` on a batched array reverses the batch axes too",
+    "attention_scores.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
+    "weighted_average.transposed_weights": "uses the weights' columns (weights^T @ V)",
+    "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
+    "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
+    "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "softmax.wrong_axis": "softmax normalised along the wrong axis",
     "softmax.global_normalisation": "softmax normalised over the whole array instead of each row",
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
@@ -154,3 +163,134 @@ def _(calls, outcomes):
 def _(calls, outcomes):
     expect.value(outcomes[0], calls[0])
     expect.unmodified(outcomes[0], calls[0], {"0": "x"})
+
+
+# ---------------------------------------------------------------- attention_scores
+def _judge_scores(call, outcome, what="your scores"):
+    Q, K = call.args
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error
+                                      or "broadcast" in outcome.error):
+        if batch:
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
+                              "On a batched array `.T` reverses *every* axis, the batch axes too; swap only the "
+                              "last two (`np.swapaxes(K, -1, -2)` or `K.transpose(..., -1, -2)` in your own words).",
+                              "attention_scores.batched_transpose")
+        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
+                          "Each query (a row of Q, length d_k) meets each key (a row of K, length d_k): K must be "
+                          "transposed so that its rows become columns.", "attention_scores.k_not_transposed")
+    scores = expect.array(outcome, call, what)
+    expect.shape(scores, batch + (n_q, n_k), what, " = (..., n_q, n_k)", diagnoses=[
+        (batch + (n_k, n_q), "attention_scores.keys_by_queries",
+         "rows must be queries and columns keys (Q K^T), not the other way round (K Q^T)."),
+        (batch + (n_q,) + batch + (n_k,), "attention_scores.np_dot_batched",
+         "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul), which "
+         "pairs batch b of Q with batch b of K."),
+    ])
+    diagnoses = []
+    if Q.shape[-1] == K.shape[-2]:
+        diagnoses.append((Q @ K, "attention_scores.k_not_transposed",
+                          "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key."))
+    expect.close(scores, ref.attention_scores(Q, K), what, dtype=np.result_type(Q, K), diagnoses=diagnoses,
+                 generic="do not match: entry (i, j) is the dot product of query i with key j.")
+
+
+@checks.add("attention_scores", "seed_example", "the seed's query (1, 0) against keys (1, 0), (0, 1), (0.5, 0.5)",
+            calls=lambda rng: [Call("attention_scores", (np.array([[1.0, 0.0]]),
+                                                         np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))])
+def _(calls, outcomes):
+    _judge_scores(calls[0], outcomes[0])
+
+
+@checks.add("attention_scores", "non_square", "more keys than queries, d_k different from both (and a square case)",
+            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((3, 4)), rng.standard_normal((6, 4)))),
+                               Call("attention_scores", (rng.standard_normal((5, 5)), rng.standard_normal((5, 5))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_scores(call, outcome)
+
+
+@checks.add("attention_scores", "batched", "leading batch axes (a batch of 2 sequences with 3 heads each)",
+            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 7, 5)))),
+                               Call("attention_scores", (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_scores(call, outcome)
+
+
+@checks.add("attention_scores", "float32", "float32 queries and keys",
+            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((4, 8)).astype(np.float32),
+                                                         rng.standard_normal((6, 8)).astype(np.float32)))])
+def _(calls, outcomes):
+    _judge_scores(calls[0], outcomes[0])
+
+
+@checks.add("attention_scores", "inputs_unmodified", "leaves Q and K unchanged",
+            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((3, 4)), rng.standard_normal((5, 4))))])
+def _(calls, outcomes):
+    expect.value(outcomes[0], calls[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "Q", "1": "K"})
+
+
+# ---------------------------------------------------------------- weighted_average
+def _random_weights(rng, shape):
+    return ref.softmax(rng.standard_normal(shape) * 2)
+
+
+def _judge_average(call, outcome, what="your output"):
+    weights, V = call.args
+    batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
+    n_q, n_k, d_v = weights.shape[-2], weights.shape[-1], V.shape[-1]
+    out = expect.array(outcome, call, what)
+    expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
+        (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
+         "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul)."),
+        (batch + (d_v,), "weighted_average.unweighted_mean",
+         "you averaged the values over the keys without one row of weights per query: each query gets its own "
+         "weighted average."),
+    ])
+    diagnoses = [(ref.weighted_average(weights, V) / n_k, "weighted_average.divides_by_n_k",
+                  "your output is the weighted sum divided by the number of keys: the weights already sum to 1, "
+                  "so the weighted sum *is* the average."),
+                 (np.broadcast_to(V.mean(axis=-2, keepdims=True), batch + (n_q, d_v)), "weighted_average.unweighted_mean",
+                  "your output is the plain mean of the values: multiply each value by its weight before adding.")]
+    if n_q == n_k:
+        diagnoses.append((np.swapaxes(weights, -1, -2) @ V, "weighted_average.transposed_weights",
+                          "you used the columns of the weights: row i of the weights belongs to query i."))
+    expect.close(out, ref.weighted_average(weights, V), what, dtype=np.result_type(weights, V), diagnoses=diagnoses,
+                 generic="does not match: row i is the sum over keys j of weights[i, j] times value j.")
+
+
+@checks.add("weighted_average", "seed_example",
+            "the worked example (weights 0.665, 0.245, 0.090 on values 1, 2, 3 give 1.425) and the seed's values (10, 0), (0, 10), (5, 5)",
+            calls=lambda rng: [Call("weighted_average", (ref.softmax(np.array([[2.0, 1.0, 0.0]])), np.array([[1.0], [2.0], [3.0]]))),
+                               Call("weighted_average", (ref.softmax(np.array([[1.0, 0.0, 0.5]]) / np.sqrt(2)),
+                                                         np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_average(call, outcome)
+
+
+@checks.add("weighted_average", "non_square", "n_q, n_k and d_v all different (and a square case)",
+            calls=lambda rng: [Call("weighted_average", (_random_weights(rng, (3, 5)), rng.standard_normal((5, 2)))),
+                               Call("weighted_average", (_random_weights(rng, (4, 4)), rng.standard_normal((4, 3))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_average(call, outcome)
+
+
+@checks.add("weighted_average", "batched", "leading batch axes (2 sequences, 3 heads)",
+            calls=lambda rng: [Call("weighted_average", (_random_weights(rng, (2, 3, 4, 6)), rng.standard_normal((2, 3, 6, 5)))),
+                               Call("weighted_average", (_random_weights(rng, (2, 4, 6)).astype(np.float32),
+                                                         rng.standard_normal((2, 6, 3)).astype(np.float32)))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_average(call, outcome)
+
+
+@checks.add("weighted_average", "inputs_unmodified", "leaves the weights and V unchanged",
+            calls=lambda rng: [Call("weighted_average", (_random_weights(rng, (3, 4)), rng.standard_normal((4, 2))))])
+def _(calls, outcomes):
+    expect.value(outcomes[0], calls[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "weights", "1": "V"})
