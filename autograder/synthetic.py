@@ -1,0 +1,278 @@
+"""A synthetic class: students who submit complete, blank, partly done and mistaken notebooks.
+
+    python -m autograder.synthetic OUT_DIR [--students 30] [--seed 0] [--assignments 01_scores_softmax ...]
+
+Each student has a *kind*, the same for every assignment:
+
+``complete``
+    every answer right (some written differently: the catalogue's correct variants);
+``blank``
+    the untouched release notebook;
+``partial``
+    the first few answers done, the rest left as stubs;
+``misconception``
+    an otherwise complete notebook with one typical mistake (a wrong catalogue
+    :class:`~autograder.catalogue.Variant`) per assignment;
+``two_misconceptions``
+    the same with two mistakes on two different tasks.
+
+Mistakes are dealt round-robin from a shuffled catalogue, so a class covers the whole catalogue
+before any mistake repeats. Everything is drawn from one ``random.Random(seed)``: the same seed,
+notebooks and catalogue give the same class, byte for byte. Notebooks are written in nbgrader's
+submission layout ``OUT_DIR/<student_id>/<assignment_id>/<notebook>.ipynb``.
+
+Python API: :func:`generate_class`.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import re
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .submissions import fill, solution_answers
+
+KINDS = ("complete", "blank", "partial", "misconception", "two_misconceptions")
+#: Share of each kind in a class (30 students: 8, 3, 6, 9, 4).
+MIX = {"complete": 0.27, "blank": 0.10, "partial": 0.20, "misconception": 0.30, "two_misconceptions": 0.13}
+WRITTEN_ANSWER = ("Dividing by the square root of d keeps the variance of the scores near 1 whatever the "
+                  "dimension, so softmax does not saturate and its gradients do not vanish.")
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Work:
+    """What one student handed in for one assignment."""
+
+    kind: str
+    notebook: str
+    tasks_done: list[str] = field(default_factory=list)  # solution cells filled in
+    variants: list[str] = field(default_factory=list)  # catalogue variants used (right and wrong)
+    misconceptions: list[str] = field(default_factory=list)  # expected misconception ids
+
+
+@dataclass
+class Student:
+    student_id: str
+    kind: str
+    work: dict[str, Work] = field(default_factory=dict)  # assignment -> Work
+
+
+@dataclass
+class SyntheticClass:
+    out_dir: str
+    seed: int
+    assignments: list[str]
+    students: list[Student]
+
+    def kinds(self) -> Counter:
+        return Counter(s.kind for s in self.students)
+
+    def to_json(self) -> dict:
+        return {"out_dir": self.out_dir, "seed": self.seed, "assignments": self.assignments,
+                "students": [asdict(s) for s in self.students]}
+
+
+def kind_counts(n: int) -> dict[str, int]:
+    """How many students of each kind a class of ``n`` gets (largest remainder; every kind once when n >= 5)."""
+    raw = {k: MIX[k] * n for k in KINDS}
+    counts = {k: int(v) for k, v in raw.items()}
+    for k in sorted(KINDS, key=lambda k: (-(raw[k] - counts[k]), KINDS.index(k)))[: n - sum(counts.values())]:
+        counts[k] += 1
+    if n >= len(KINDS):
+        for k in KINDS:
+            while counts[k] == 0:
+                donor = max(KINDS, key=lambda d: counts[d])
+                counts[donor] -= 1
+                counts[k] += 1
+    return counts
+
+
+# ---------------------------------------------------------------- notebooks
+_SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n?)", re.S | re.M)
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M)
+
+
+def release_from_source(source_nb):
+    """A stand-in for ``nbgrader generate_assignment`` when ``assignments/`` is missing: stubs
+    in solution cells, hidden tests removed (only the shape of the release matters here)."""
+    nb = copy.deepcopy(source_nb)
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            if cell.cell_type == "code":
+                cell.source = _SOLUTION.sub(lambda m: f"{m.group(1)}# YOUR CODE HERE\n{m.group(1)}raise NotImplementedError()"
+                                            + m.group(2), cell.source)
+            else:
+                cell.source = "YOUR ANSWER HERE"
+        cell.source = _HIDDEN.sub("", cell.source)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+@dataclass
+class CourseNotebook:
+    assignment: str
+    name: str
+    release: object  # NotebookNode
+    answers: dict[str, str]  # code solution cells: grade_id -> instructor's answer
+    order: list[str]  # code solution cells in notebook order
+    written: list[str]  # markdown solution cells (manually graded answers)
+
+
+def load_course_notebooks(course_dir: str | Path = PACKAGE_ROOT, assignments: list[str] | None = None) -> list[CourseNotebook]:
+    """The course's notebooks that have a source in ``solutions/`` (the release from ``assignments/``)."""
+    import nbformat
+
+    course_dir = Path(course_dir)
+    found = []
+    wanted = assignments
+    if not wanted:
+        solutions = course_dir / "solutions"
+        wanted = sorted(p.name for p in solutions.iterdir() if p.is_dir()) if solutions.is_dir() else []
+    for aid in wanted:
+        src_dir = course_dir / "solutions" / aid
+        if not src_dir.is_dir():
+            raise FileNotFoundError(f"no solutions/{aid}/ in {course_dir}")
+        for src in sorted(src_dir.glob("*.ipynb")):
+            source = nbformat.read(str(src), as_version=4)
+            rel = course_dir / "assignments" / aid / src.name
+            release = nbformat.read(str(rel), as_version=4) if rel.is_file() else release_from_source(source)
+            answers = solution_answers(source)
+            order = [_nbgrader(c)["grade_id"] for c in release.cells
+                     if _nbgrader(c).get("solution") and c.cell_type == "code" and _nbgrader(c).get("grade_id") in answers]
+            written = [_nbgrader(c)["grade_id"] for c in release.cells
+                       if _nbgrader(c).get("solution") and c.cell_type == "markdown"]
+            found.append(CourseNotebook(aid, src.stem, release, answers, order, written))
+    return found
+
+
+# ---------------------------------------------------------------- the class
+def _student_ids(n: int) -> list[str]:
+    width = max(2, len(str(n)))
+    return [f"s{i:0{width}d}" for i in range(1, n + 1)]
+
+
+def _pick_pair(wrong: list, rng: random.Random, first):
+    """A second mistake on another task whose cells do not overlap the first's."""
+    candidates = [v for v in wrong if v.task != first.task and not set(v.answers) & set(first.answers)]
+    return rng.choice(candidates) if candidates else None
+
+
+def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, assignments: list[str] | None = None,
+                   course_dir: str | Path = PACKAGE_ROOT, variants: list | None = None) -> SyntheticClass:
+    """Write a synthetic class under ``out_dir`` and return what each student handed in.
+
+    Parameters
+    ----------
+    out_dir : path
+        Written as ``out_dir/<student_id>/<assignment_id>/<notebook>.ipynb``.
+    n_students : int
+        Class size (kinds in the proportions of :data:`MIX`).
+    seed : int
+        Everything random comes from ``random.Random(seed)``.
+    assignments : list of str, optional
+        Default: every assignment with a source notebook in ``course_dir/solutions``.
+    course_dir : path
+        Holds ``solutions/`` and ``assignments/`` (default: the repository of this package).
+    variants : list of Variant, optional
+        Default: :func:`autograder.catalogue.all_variants`.
+    """
+    import nbformat
+
+    if variants is None:
+        from .catalogue import all_variants
+        variants = all_variants()
+    rng = random.Random(seed)
+    notebooks = load_course_notebooks(course_dir, assignments)
+    assignments = list(dict.fromkeys(nb.assignment for nb in notebooks))
+    counts = kind_counts(n_students)
+    kinds = [k for k in KINDS for _ in range(counts[k])]
+    rng.shuffle(kinds)
+    students = [Student(sid, kind) for sid, kind in zip(_student_ids(n_students), kinds)]
+    out_dir = Path(out_dir)
+
+    for nb in notebooks:
+        usable = [v for v in variants if v.assignment == nb.assignment and set(v.answers) <= set(nb.answers)]
+        wrong = [v for v in usable if not v.correct]
+        right = [v for v in usable if v.correct]
+        deck: list = []
+
+        def deal():
+            nonlocal deck
+            if not deck:
+                deck = list(wrong)
+                rng.shuffle(deck)
+            return deck.pop()
+
+        for student in students:
+            answers = dict(nb.answers)
+            work = Work(student.kind, nb.name)
+            if student.kind == "blank":
+                answers = {}
+            elif student.kind == "partial":
+                done = rng.randint(1, max(1, len(nb.order) - 1)) if len(nb.order) > 1 else 0
+                answers = {gid: nb.answers[gid] for gid in nb.order[:done]}
+            elif student.kind in ("misconception", "two_misconceptions") and wrong:
+                mistakes = [deal()]
+                if student.kind == "two_misconceptions":
+                    second = _pick_pair(wrong, rng, mistakes[0])
+                    if second is not None:
+                        mistakes.append(second)
+                for v in mistakes:
+                    answers.update(v.answers)
+                    work.variants.append(v.name)
+                    work.misconceptions.append(v.misconception)
+            if student.kind == "complete" and right:
+                rewritten: set = set()
+                for v in right:  # about half of the right alternatives, on cells not yet rewritten
+                    if rng.random() < 0.5 and not set(v.answers) & rewritten:
+                        answers.update(v.answers)
+                        rewritten |= set(v.answers)
+                        work.variants.append(v.name)
+            if answers:
+                answers.update({gid: WRITTEN_ANSWER for gid in nb.written})
+            work.tasks_done = [gid for gid in nb.order if gid in answers]
+            path = out_dir / student.student_id / nb.assignment / f"{nb.name}.ipynb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(fill(nb.release, answers), str(path))
+            student.work[nb.assignment if nb.name == nb.assignment else f"{nb.assignment}/{nb.name}"] = work
+    return SyntheticClass(str(out_dir), seed, assignments, students)
+
+
+# ---------------------------------------------------------------- CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out_dir", help="where to write OUT_DIR/<student>/<assignment>/<notebook>.ipynb")
+    parser.add_argument("--students", type=int, default=30, help="class size (default 30)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--assignments", nargs="*", default=None, help="assignment ids (default: every one with a source)")
+    parser.add_argument("--course", "--course-dir", dest="course_dir", default=str(PACKAGE_ROOT),
+                        help="folder with solutions/ and assignments/ (default: this repository)")
+    parser.add_argument("--manifest", default=None, help="also write what each student did as JSON here")
+
+
+def main(args: argparse.Namespace | list[str] | None = None) -> int:
+    if not isinstance(args, argparse.Namespace):
+        parser = argparse.ArgumentParser(prog="python -m autograder.synthetic", description=__doc__.split("\n\n")[0])
+        add_arguments(parser)
+        args = parser.parse_args(args)
+    klass = generate_class(args.out_dir, args.students, args.seed, args.assignments, args.course_dir)
+    if args.manifest:
+        Path(args.manifest).write_text(json.dumps(klass.to_json(), indent=1), encoding="utf-8")
+    kinds = ", ".join(f"{n} {k}" for k, n in klass.kinds().items())
+    print(f"wrote {len(klass.students)} students x {len(klass.assignments)} assignments under {args.out_dir} ({kinds})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
