@@ -1,0 +1,55 @@
+"""The Python API behind the ``autograder`` command line."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from .config import validate_course
+from .grading.pipeline import RunSummary, grade  # noqa: F401  (re-exported)
+
+__all__ = ["generate", "grade", "RunSummary"]
+
+
+def generate(course_dir: str | Path = ".", assignments: list[str] | None = None) -> list[Path]:
+    """Regenerate ``assignments/<id>/`` from ``solutions/<id>/`` with nbgrader's generate_assignment.
+
+    nbgrader writes into a temporary release folder first, and only then replaces each
+    ``assignments/<id>/``, so a failure never leaves a half-written release. The gradebook gets
+    the assignment's cells (what autograde needs), as with stock nbgrader.
+
+    Parameters
+    ----------
+    course_dir : str or Path
+        The course directory.
+    assignments : list of str, optional
+        Default: every assignment of course.yml whose source folder exists.
+
+    Returns
+    -------
+    list of Path
+        The generated notebooks.
+    """
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.coursedir import CourseDirectory
+
+    from .grading import gradebook  # noqa: F401  (puts the venv's alembic on PATH)
+    from .grading.nbconfig import nbgrader_config
+
+    course_dir = Path(course_dir).resolve()
+    course = validate_course(course_dir)
+    ids = assignments or [a.id for a in course.assignments if (course_dir / "solutions" / a.id).is_dir()]
+    written = []
+    for aid in ids:
+        course.assignment(aid)
+        with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
+            config = nbgrader_config(course, course_dir)
+            config.CourseDirectory.release_directory = tmp
+            config.CourseDirectory.assignment_id = aid
+            config.GenerateAssignment.force = True
+            GenerateAssignment(coursedir=CourseDirectory(config=config), config=config).start()
+            dest = course_dir / "assignments" / aid
+            shutil.rmtree(dest, ignore_errors=True)
+            shutil.copytree(Path(tmp) / aid, dest)
+        written += sorted(dest.glob("*.ipynb"))
+    return written

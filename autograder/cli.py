@@ -1,0 +1,71 @@
+"""``autograder`` command line: a thin layer over :mod:`autograder.api`.
+
+``feedback``, ``report``, ``check`` and ``demo`` are implemented in their own modules
+(``autograder.feedback`` etc.), each with ``main(args)``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="autograder", description="Grade the attention course on top of nbgrader.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("generate", help="regenerate assignments/ from solutions/ (nbgrader)")
+    g.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
+    g.add_argument("--course", default=".", help="course directory (default: .)")
+
+    r = sub.add_parser("grade", help="grade every submission in parallel")
+    r.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
+    r.add_argument("--course", default=".", help="course directory (default: .)")
+    r.add_argument("--submissions", help="DIR/<student>/<assignment>/<notebook>.ipynb (default: COURSE/submitted)")
+    where = r.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
+    where.add_argument("--scheduler", help="address of an existing dask.distributed scheduler")
+    r.add_argument("--force", action="store_true", help="regrade submissions that have not changed")
+    r.add_argument("--no-verify", action="store_true", help="record nbgrader's in-kernel scores unverified")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    for name, helptext in [("feedback", "per-student HTML feedback"), ("report", "class report"),
+                           ("check", "grade one notebook on the spot"), ("demo", "grade a synthetic class")]:
+        x = sub.add_parser(name, help=helptext, add_help=False)
+        x.add_argument("args", nargs=argparse.REMAINDER)
+    return p
+
+
+_DELEGATED = {"feedback": "autograder.feedback", "report": "autograder.report",
+              "check": "autograder.selfcheck", "demo": "autograder.demo"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    if args.command in _DELEGATED:
+        return importlib.import_module(_DELEGATED[args.command]).main(args.args) or 0
+
+    from . import api
+    from .config import CourseConfigError
+
+    try:
+        if args.command == "generate":
+            for path in api.generate(args.course, args.assignments or None):
+                print(path)
+            return 0
+        s = api.grade(args.course, args.submissions, args.assignments or None, workers=args.workers,
+                      scheduler=args.scheduler, force=args.force, verify=not args.no_verify,
+                      progress=not args.no_progress)
+    except CourseConfigError as exc:
+        print(f"autograder: course.yml is invalid:\n{exc}", file=sys.stderr)
+        return 2
+    print(f"graded {s.graded}, failed {s.failed}, unchanged {s.skipped} in {s.seconds:.1f} s "
+          f"(seed {s.seed}); wrote {s.csv} and {s.json}")
+    for err in s.errors:
+        print(f"grader error (will be retried): {err}", file=sys.stderr)
+    return 1 if s.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

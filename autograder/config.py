@@ -1,0 +1,243 @@
+"""The course configuration: ``course.yml``'s schema and its loader.
+
+The schema is declared with pydantic v2 (``extra="forbid"`` everywhere): it gives typed
+objects to the rest of the package, and its validation errors carry the key path, which the
+loader turns into ``assignments[2].points (course.yml line 31): ...`` using the line numbers
+recorded while the YAML was parsed.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+COURSE_FILE = "course.yml"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LatePolicy(_Model):
+    """What a late submission costs (applied by nbgrader's late-penalty step)."""
+
+    method: Literal["none", "zero", "per_day"] = "none"
+    points_per_day: float = Field(0.0, ge=0)
+    grace_minutes: float = Field(0.0, ge=0)
+
+
+class Assignment(_Model):
+    """One assignment: its notebooks (names without ``.ipynb``) and total points."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    title: str
+    notebooks: list[str] = Field(min_length=1)
+    points: float = Field(ge=0)
+    due: dt.datetime | None = None
+    late_policy: LatePolicy = LatePolicy()
+    bonus: bool = False
+
+
+class SandboxLimits(_Model):
+    """Resource limits of the verification sandbox (issue 5)."""
+
+    cpu_seconds: float = Field(20.0, gt=0)
+    memory_mb: int = Field(1024, gt=0)
+    output_bytes: int = Field(1_000_000, gt=0)
+
+
+class Grading(_Model):
+    """Grading settings shared by stock nbgrader and ``autograder grade``."""
+
+    cell_timeout: int = Field(30, gt=0, description="seconds per cell (nbgrader's Execute.timeout)")
+    submission_timeout: float = Field(300.0, gt=0, description="wall-clock seconds per submission")
+    workers: int | None = Field(None, gt=0, description="default: one per core")
+    tolerances: dict[str, float] = Field(default_factory=dict, description="check-name overrides")
+    db_url: str = "sqlite:///gradebook.db"
+    sandbox: SandboxLimits = SandboxLimits()
+
+
+class Course(_Model):
+    """The whole of ``course.yml``."""
+
+    course_id: str
+    title: str
+    assignments: list[Assignment] = Field(min_length=1)
+    grading: Grading = Grading()
+    roster: str | None = Field(None, description="CSV with a student_id column, relative to the course")
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> "Course":
+        ids = [a.id for a in self.assignments]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"duplicate assignment ids: {', '.join(dupes)}")
+        return self
+
+    def assignment(self, assignment_id: str) -> Assignment:
+        """Return the assignment called ``assignment_id`` (KeyError if unknown)."""
+        for a in self.assignments:
+            if a.id == assignment_id:
+                return a
+        raise KeyError(f"no assignment {assignment_id!r} in {COURSE_FILE}")
+
+    @property
+    def course_points(self) -> float:
+        """Total points of the non-bonus assignments."""
+        return sum(a.points for a in self.assignments if not a.bonus)
+
+
+class CourseConfigError(ValueError):
+    """``course.yml`` is invalid; the message lists every problem with its path and line."""
+
+
+def _line_index(node: yaml.Node, path: tuple = (), index: dict | None = None) -> dict:
+    """Map every key path of a composed YAML document to its 1-based line."""
+    index = {} if index is None else index
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            sub = path + (key.value,)
+            index[sub] = key.start_mark.line + 1
+            _line_index(value, sub, index)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            index[path + (i,)] = item.start_mark.line + 1
+            _line_index(item, path + (i,), index)
+    return index
+
+
+def _dotted(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _line_of(loc: tuple, lines: dict) -> int | None:
+    # Pydantic may add a trailing part that is not a YAML key (a union member name):
+    # fall back to the longest prefix that exists in the document.
+    for n in range(len(loc), -1, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return None
+
+
+def parse_course(text: str, source: str = COURSE_FILE) -> Course:
+    """Validate the text of a ``course.yml``.
+
+    Parameters
+    ----------
+    text : str
+        YAML text.
+    source : str
+        Name used in error messages.
+
+    Returns
+    -------
+    Course
+
+    Raises
+    ------
+    CourseConfigError
+        With one line per problem: ``key.path (source line N): message``.
+    """
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CourseConfigError(f"{source}: not valid YAML: {exc}") from None
+    lines = _line_index(node) if node is not None else {}
+    try:
+        return Course.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+            line = _line_of(loc, lines)
+            where = f"{source} line {line}" if line else source
+            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+            problems.append(f"{_dotted(loc)} ({where}): {msg}")
+        raise CourseConfigError("\n".join(problems)) from None
+
+
+def load_course(course_dir: str | Path = ".") -> Course:
+    """Read and validate ``<course_dir>/course.yml`` (see :func:`parse_course`)."""
+    path = Path(course_dir) / COURSE_FILE
+    return parse_course(path.read_text(encoding="utf-8"), source=path.name)
+
+
+def points_in_notebooks(course_dir: str | Path = ".", source_directory: str = "solutions") -> dict[str, float]:
+    """Sum the nbgrader points of every graded cell, per assignment, in the source notebooks.
+
+    Parameters
+    ----------
+    course_dir : str or Path
+        The course directory.
+    source_directory : str
+        Where the nbgrader source notebooks are (``solutions``).
+
+    Returns
+    -------
+    dict
+        ``{assignment_id: points}`` for every assignment folder that holds notebooks.
+    """
+    totals: dict[str, float] = {}
+    root = Path(course_dir) / source_directory
+    for nb_path in sorted(root.glob("*/*.ipynb")):
+        nb = json.loads(nb_path.read_text(encoding="utf-8"))
+        pts = 0.0
+        for cell in nb.get("cells", []):
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("grade") or meta.get("task"):
+                pts += float(meta.get("points", 0) or 0)
+        totals[nb_path.parent.name] = totals.get(nb_path.parent.name, 0.0) + pts
+    return totals
+
+
+def _point_problems(course: Course, course_dir, source_directory) -> list[tuple[int, str]]:
+    found = points_in_notebooks(course_dir, source_directory)
+    problems = []
+    for i, a in enumerate(course.assignments):
+        nbs = [Path(course_dir) / source_directory / a.id / f"{nb}.ipynb" for nb in a.notebooks]
+        if not all(p.exists() for p in nbs):
+            continue  # not written yet
+        got = found.get(a.id, 0.0)
+        if abs(got - a.points) > 1e-9:
+            problems.append((i, f"{COURSE_FILE} says {a.points:g} but the notebooks of {a.id} total {got:g}"))
+    return problems
+
+
+def check_points(course: Course, course_dir: str | Path = ".", source_directory: str = "solutions") -> list[str]:
+    """List the disagreements between ``course.yml`` points and the notebooks' points.
+
+    Assignments whose notebooks do not exist yet are skipped.
+
+    Returns
+    -------
+    list of str
+        One ``assignments[i].points: ...`` message per assignment that disagrees.
+    """
+    return [f"assignments[{i}].points: {msg}" for i, msg in _point_problems(course, course_dir, source_directory)]
+
+
+def validate_course(course_dir: str | Path = ".", source_directory: str = "solutions") -> Course:
+    """Load ``course.yml`` and check its points against the notebooks.
+
+    Raises
+    ------
+    CourseConfigError
+        If the file is invalid or the points disagree (quoting the line of each ``points`` key).
+    """
+    course = load_course(course_dir)
+    problems = _point_problems(course, course_dir, source_directory)
+    if problems:
+        path = Path(course_dir) / COURSE_FILE
+        lines = _line_index(yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader))
+        raise CourseConfigError("\n".join(
+            f"assignments[{i}].points ({COURSE_FILE} line {lines.get(('assignments', i, 'points'), '?')}): {msg}"
+            for i, msg in problems))
+    return course

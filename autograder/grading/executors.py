@@ -1,0 +1,67 @@
+"""Where jobs run: a local process pool or an existing dask.distributed cluster.
+
+Both expose ``submit(bundle_key, job)`` and ``wait_any(futures)``; the coordinator keeps a
+bounded number of jobs in flight so that a large class never sits in memory twice.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+from .job import AssignmentBundle, Job, grade_job
+
+
+class LocalPool:
+    """``workers`` processes on this machine (default: one per core)."""
+
+    def __init__(self, bundles: dict[str, AssignmentBundle], workers: int | None = None):
+        self.workers = workers or os.cpu_count() or 1
+        self.bundles = bundles
+        # fork: workers start with nbgrader already imported by the coordinator (spawn would
+        # pay ~1-2 s of imports per worker).
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+
+    def submit(self, assignment_id: str, job: Job):
+        """Start grading ``job`` of ``assignment_id``; returns a future of a JobResult."""
+        return self._pool.submit(grade_job, self.bundles[assignment_id], job)
+
+    @staticmethod
+    def wait_any(futures):
+        """Block until at least one future is done; return (done, not_done)."""
+        return wait(futures, return_when=FIRST_COMPLETED)
+
+    def close(self, cancel: bool = False) -> None:
+        """Shut the pool down (cancelling queued jobs if asked)."""
+        self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+class DaskCluster:
+    """An existing dask.distributed cluster at ``address`` (or a Client/cluster object)."""
+
+    def __init__(self, bundles: dict[str, AssignmentBundle], address):
+        from distributed import Client
+
+        self.client = address if isinstance(address, Client) else Client(address)
+        self._own = self.client is not address
+        self.workers = max(1, sum(self.client.nthreads().values()))
+        # Ship each assignment's bundle to the workers once, not once per job.
+        self.bundles = {aid: self.client.scatter(b, broadcast=True) for aid, b in bundles.items()}
+
+    def submit(self, assignment_id: str, job: Job):
+        """Start grading ``job`` on the cluster; returns a dask future of a JobResult."""
+        # pure=False: a regrade of the same bytes (--force) must really run again.
+        return self.client.submit(grade_job, self.bundles[assignment_id], job, pure=False)
+
+    @staticmethod
+    def wait_any(futures):
+        """Block until at least one future is done; return (done, not_done)."""
+        from distributed import wait as dwait
+
+        done, not_done = dwait(list(futures), return_when="FIRST_COMPLETED")
+        return done, not_done
+
+    def close(self, cancel: bool = False) -> None:
+        """Close our client (the cluster itself belongs to whoever started it)."""
+        if self._own:
+            self.client.close()

@@ -1,0 +1,258 @@
+"""One grading job: a pure function from a submission's bytes to its autograded notebook and
+per-cell results.
+
+The job builds a private nbgrader course directory in a temporary folder (a copy of the
+assignment's prepared gradebook, the submission, the assignment's extra files) and runs
+nbgrader's own ``Autograde`` converter there. It touches nothing outside that folder, so it runs
+the same in a local process pool and on a Dask worker that shares no file system with the
+instructor. The coordinator copies the results into the real gradebook.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook
+
+from ..config import Course
+from . import verification
+from .nbconfig import nbgrader_config
+
+#: Notebook output texts that mean "this test cell failed" when there is no traceback.
+_STDERR_MESSAGE = "the cell wrote to stderr (nbgrader scores any stderr output as a failure)"
+
+
+@dataclass(frozen=True)
+class AssignmentBundle:
+    """Everything a worker needs to know about one assignment (plain, picklable data)."""
+
+    course: Course
+    assignment_id: str
+    gradebook: bytes  # SQLite gradebook holding this assignment's notebooks and cells, no students
+    files: dict[str, bytes] = field(default_factory=dict)  # non-notebook files of solutions/<id>/
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submitted notebook to grade (its assignment's bundle travels separately)."""
+
+    student_id: str
+    notebook_id: str
+    notebook: bytes
+    seed: int
+    timestamp: str | None = None  # nbgrader's timestamp.txt content, if the submission had one
+    verify: bool = True
+
+    @property
+    def sha256(self) -> str:
+        """Hash of the submitted bytes (what resume compares)."""
+        return hashlib.sha256(self.notebook).hexdigest()
+
+
+@dataclass
+class JobResult:
+    """What a job hands back to the coordinator."""
+
+    student_id: str
+    assignment_id: str
+    notebook_id: str
+    sha256: str
+    status: str  # "graded" | "failed"
+    reason: str | None
+    cells: list[dict]  # rows of results.json (verification.merge)
+    comments: dict[str, str | None]
+    autograded: bytes | None
+    flags: list[dict] = field(default_factory=list)
+    verified: bool = False
+    timing: dict[str, float] = field(default_factory=dict)
+
+
+def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
+    """Return why ``data`` cannot be autograded (None when it can).
+
+    Parameters
+    ----------
+    data : bytes
+        The submitted file.
+    grade_ids : set of str
+        grade_ids of the assignment's graded cells (from the gradebook).
+    """
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"not valid JSON: {exc}"
+    if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
+        return "not a Jupyter notebook (no list of cells)"
+    try:
+        nbformat.validate(nbformat.reads(data.decode("utf-8"), as_version=4))
+    except Exception as exc:  # nbformat raises several exception types
+        return f"not a valid notebook: {str(exc).splitlines()[0]}"
+    present = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in raw["cells"]
+               if isinstance(c, dict)}
+    if grade_ids and not grade_ids & present:
+        return "nbgrader metadata stripped: none of the graded cells can be identified"
+    return None
+
+
+def _failure_message(cell) -> str | None:
+    """The student-facing reason a graded cell lost points, read from its outputs."""
+    for out in reversed(cell.get("outputs", [])):
+        if out.get("output_type") == "error":
+            if out.get("ename") in ("AssertionError", "CheckFailed") and out.get("evalue"):
+                return out["evalue"]
+            return f"{out.get('ename')}: {out.get('evalue')}".rstrip(": ")
+    if any(o.get("output_type") == "stream" and o.get("name") == "stderr" for o in cell.get("outputs", [])):
+        return _STDERR_MESSAGE
+    return None
+
+
+def _cell_results(gradebook_url: str, course_id: str, bundle: AssignmentBundle, job: Job, autograded) -> tuple[list, dict]:
+    """Read the scores nbgrader saved in the private gradebook, in notebook order."""
+    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in autograded.cells} if autograded else {}
+    aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
+    with Gradebook(gradebook_url, course_id) as gb:
+        nb = gb.find_submission_notebook(nid, aid, sid)
+        cells = []
+        for grade in nb.grades:
+            cell = by_id.get(grade.name)
+            cells.append({
+                "grade_id": grade.name,
+                "max_score": float(grade.max_score),
+                "nbgrader_score": None if grade.auto_score is None else float(grade.auto_score),
+                "manual": grade.cell_type == "markdown" or grade.auto_score is None,
+                "present": cell is not None,
+                "message": _failure_message(cell) if cell is not None and grade.auto_score is not None
+                and grade.auto_score < grade.max_score else (None if cell is not None else
+                                                             "test cell missing from the submission"),
+            })
+        comments = {c.name: c.auto_comment for c in nb.comments}
+    order = list(by_id)
+    cells.sort(key=lambda c: order.index(c["grade_id"]) if c["grade_id"] in order else len(order))
+    return cells, comments
+
+
+def grade_job(bundle: AssignmentBundle, job: Job) -> JobResult:
+    """Autograde one submission with nbgrader in a private temporary course directory.
+
+    Parameters
+    ----------
+    bundle : AssignmentBundle
+        The assignment (shipped once per worker on Dask, pickled with the call in a pool).
+    job : Job
+        The submission.
+
+    Returns
+    -------
+    JobResult
+        ``status="failed"`` (with a reason and no cells scored) when the file is not a gradable
+        notebook or nbgrader could not process it; never raises for a bad submission.
+    """
+    with warnings.catch_warnings():
+        # nbgrader's gradebook code emits SQLAlchemy "not in session" warnings on every
+        # submission (stock nbgrader too); they are noise here, not errors.
+        warnings.simplefilter("ignore")
+        return _grade(bundle, job)
+
+
+def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
+    t0 = time.perf_counter()
+    aid = bundle.assignment_id
+    result = JobResult(job.student_id, aid, job.notebook_id, job.sha256, "graded", None, [], {}, None)
+    with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
+        root = Path(tmp)
+        (root / "gradebook.db").write_bytes(bundle.gradebook)
+        url = f"sqlite:///{root / 'gradebook.db'}"
+        with Gradebook(url, bundle.course.course_id) as gb:
+            grade_ids = {g.name for nb in gb.find_assignment(aid).notebooks for g in nb.grade_cells}
+        reason = check_notebook(job.notebook, grade_ids)
+        autograded = None
+        if reason is None:
+            reason, autograded = _run_nbgrader(bundle, job, root, url, result.timing)
+        if reason is not None:
+            result.status, result.reason = "failed", reason
+        result.cells, result.comments = _cell_results(url, bundle.course.course_id, bundle, job,
+                                                      autograded) if autograded else _zero_cells(url, bundle, job)
+        result.autograded = nbformat.writes(autograded).encode() if autograded else None
+    verdicts, flags = None, []
+    if result.status == "graded" and job.verify:
+        t1 = time.perf_counter()
+        limits = bundle.course.grading.sandbox.model_dump()
+        verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits)
+        result.timing["verify"] = time.perf_counter() - t1
+    result.verified = verdicts is not None
+    result.cells, result.flags = verification.merge(result.cells, verdicts, flags)
+    result.timing["total"] = time.perf_counter() - t0
+    return result
+
+
+def _zero_cells(url: str, bundle: AssignmentBundle, job: Job) -> tuple[list, dict]:
+    """Cells of a submission nbgrader could not grade: every graded cell scores 0."""
+    with Gradebook(url, bundle.course.course_id) as gb:
+        nb = gb.find_notebook(job.notebook_id, bundle.assignment_id)
+        cells = [{"grade_id": g.name, "max_score": float(g.max_score), "nbgrader_score": 0.0,
+                  "manual": False, "present": False, "message": None} for g in nb.grade_cells]
+    return cells, {}
+
+
+class _ErrorLog(logging.Handler):
+    """Collects nbgrader's error messages, which become the recorded reason of a failure."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timing: dict) -> tuple[str | None, object]:
+    """Run nbgrader's Autograde converter in ``root``; return (failure reason, autograded nb)."""
+    from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.utils import setenv
+
+    from .timing import TimedExecute, clock
+
+    aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
+    sub = root / "submitted" / sid / aid
+    sub.mkdir(parents=True)
+    (sub / f"{nid}.ipynb").write_bytes(job.notebook)
+    if job.timestamp:
+        (sub / "timestamp.txt").write_text(job.timestamp)
+    src = root / "solutions" / aid
+    src.mkdir(parents=True)
+    for rel, data in bundle.files.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_bytes(data)
+
+    config = nbgrader_config(bundle.course, root, db_url=url)
+    config.CourseDirectory.assignment_id = aid
+    config.CourseDirectory.student_id = sid
+    log = logging.getLogger(f"autograder.job.{os.getpid()}")
+    log.propagate, log.level = False, logging.WARNING
+    errors = _ErrorLog()
+    log.handlers = [errors]
+    converter = Autograde(coursedir=CourseDirectory(config=config), config=config, log=log)
+    converter.autograde_preprocessors = [
+        TimedExecute if p.__name__ == "Execute" else p for p in converter.autograde_preprocessors]
+    clock.reset()
+    try:
+        # The hidden test cells read the run's seed from the kernel's environment.
+        with setenv(AUTOGRADER_SEED=str(job.seed)):
+            converter.start()
+    except Exception as exc:  # NbGraderException, or anything nbgrader let through
+        reason = next((l for l in errors.lines if "Traceback" not in l and "There was an error" not in l),
+                      f"nbgrader failed: {exc}")
+        return reason.strip().splitlines()[-1][:500], None
+    finally:
+        timing.update(clock.split())
+    out = root / "autograded" / sid / aid / f"{nid}.ipynb"
+    return None, nbformat.read(out, as_version=4)

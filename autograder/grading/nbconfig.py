@@ -1,0 +1,78 @@
+"""nbgrader settings derived from ``course.yml``.
+
+One function builds the traitlets config that both the repo's ``nbgrader_config.py`` (stock
+nbgrader commands) and the grading workers (temporary course directories) use, so the two can
+never disagree about timeouts, stubs or late penalties.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbgrader.plugins import LateSubmissionPlugin
+from traitlets import Dict
+from traitlets.config import Config
+
+from ..config import Course
+
+#: What a solution region becomes in the student version (ARCHITECTURE: "a stub
+#: ``raise NotImplementedError()``"); nbgrader's default, stated so it cannot drift.
+CODE_STUB = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+
+def absolute_db_url(db_url: str, course_dir: str | Path) -> str:
+    """Resolve a relative SQLite path against the course directory (other URLs unchanged)."""
+    prefix = "sqlite:///"
+    if db_url.startswith(prefix) and not db_url.startswith(prefix + "/") and db_url != "sqlite://":
+        return prefix + str((Path(course_dir) / db_url[len(prefix):]).resolve())
+    return db_url
+
+
+def nbgrader_config(course: Course, course_dir: str | Path, db_url: str | None = None) -> Config:
+    """Return the nbgrader config of a course.
+
+    Parameters
+    ----------
+    course : Course
+        The validated ``course.yml``.
+    course_dir : str or Path
+        The nbgrader course root.
+    db_url : str, optional
+        Overrides ``grading.db_url`` (workers point it at their private gradebook copy).
+
+    Returns
+    -------
+    traitlets.config.Config
+    """
+    c = Config()
+    c.CourseDirectory.root = str(Path(course_dir).resolve())
+    c.CourseDirectory.course_id = course.course_id
+    c.CourseDirectory.source_directory = "solutions"
+    c.CourseDirectory.release_directory = "assignments"
+    c.CourseDirectory.db_url = db_url or absolute_db_url(course.grading.db_url, course_dir)
+    # Execute.timeout wins over ExecutePreprocessor.timeout (field notes).
+    c.Execute.timeout = course.grading.cell_timeout
+    c.ClearSolutions.code_stub = dict(CODE_STUB)
+    c.AssignLatePenalties.plugin_class = CourseLatePenalty
+    c.CourseLatePenalty.policies = {a.id: a.late_policy.model_dump() for a in course.assignments}
+    return c
+
+
+class CourseLatePenalty(LateSubmissionPlugin):
+    """nbgrader late-penalty plugin applying each assignment's ``late_policy`` from course.yml."""
+
+    policies = Dict(help="assignment id -> LatePolicy fields").tag(config=True)
+
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        """Return the penalty in points (None for no penalty), as nbgrader's plugin API asks."""
+        return self.penalty_for(getattr(self.parent, "assignment_id", None), score, total_seconds_late)
+
+    def penalty_for(self, assignment_id, score, total_seconds_late):
+        """The penalty of ``assignment_id``'s policy for a notebook scoring ``score``."""
+        policy = self.policies.get(assignment_id, {})
+        late = total_seconds_late - 60 * policy.get("grace_minutes", 0)
+        if late <= 0 or policy.get("method", "none") == "none":
+            return None
+        if policy["method"] == "zero":
+            return score
+        days = -(-late // 86400)  # every started day counts
+        return min(score, days * policy.get("points_per_day", 0))

@@ -1,0 +1,192 @@
+"""The coordinator: find submissions, farm the jobs out, record results as they arrive."""
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import Course, validate_course
+from . import gradebook as gbk
+from .job import AssignmentBundle, Job, JobResult
+from .nbconfig import absolute_db_url
+from .reports import result_record, write_reports
+from .state import GradingState
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One notebook found in nbgrader's layout ``<dir>/<student>/<assignment>/<notebook>.ipynb``."""
+
+    student_id: str
+    assignment_id: str
+    notebook_id: str
+    path: Path
+
+    def timestamp(self) -> str | None:
+        """Content of nbgrader's ``timestamp.txt`` beside the notebook, if any."""
+        ts = self.path.parent / "timestamp.txt"
+        return ts.read_text().strip() or None if ts.exists() else None
+
+
+@dataclass
+class RunSummary:
+    """What one ``grade`` run did."""
+
+    graded: int = 0
+    failed: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    seed: int = 0
+    results: list[JobResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # grader-side failures, retried next run
+    csv: Path | None = None
+    json: Path | None = None
+
+
+def find_submissions(course: Course, submissions_dir: str | Path, assignments: list[str]) -> list[Submission]:
+    """Every submitted notebook of the given assignments, sorted by student then assignment."""
+    found = []
+    for aid in assignments:
+        for nid in course.assignment(aid).notebooks:
+            for path in sorted(Path(submissions_dir).glob(f"*/{aid}/{nid}.ipynb")):
+                found.append(Submission(path.parent.parent.name, aid, nid, path))
+    return sorted(found, key=lambda s: (s.student_id, s.assignment_id, s.notebook_id))
+
+
+def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> AssignmentBundle:
+    gbk.ensure_assignment(course, course_dir, aid, db_url)
+    src = course_dir / "solutions" / aid
+    files = {str(p.relative_to(src)): p.read_bytes() for p in sorted(src.rglob("*"))
+             if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts} if src.exists() else {}
+    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files)
+
+
+def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:
+    """(student, assignment) pairs the gradebook holds a submission for."""
+    with gbk.Gradebook(db_url, course_id) as gb:
+        return {(s.student.id, s.assignment.name) for a in gb.assignments for s in a.submissions}
+
+
+def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = None,
+          assignments: list[str] | None = None, *, workers: int | None = None, scheduler=None,
+          force: bool = False, verify: bool = True, progress: bool = True) -> RunSummary:
+    """Grade every submission in parallel with nbgrader, recording each result as it arrives.
+
+    Parameters
+    ----------
+    course_dir : str or Path
+        Course directory (``course.yml``, ``solutions/``).
+    submissions_dir : str or Path, optional
+        nbgrader layout ``<dir>/<student>/<assignment>/<notebook>.ipynb``; default
+        ``<course_dir>/submitted``.
+    assignments : list of str, optional
+        Assignment ids (default: all in course.yml).
+    workers : int, optional
+        Local worker processes (default ``grading.workers`` or one per core).
+    scheduler : str or distributed.Client, optional
+        Address of an existing dask.distributed scheduler; overrides ``workers``.
+    force : bool
+        Regrade submissions whose bytes have not changed since their last grading.
+    verify : bool
+        Verify scores outside the student's kernel (issue 5) when the sandbox is installed.
+    progress : bool
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    RunSummary
+    """
+    from tqdm import tqdm
+
+    t0 = time.perf_counter()
+    course_dir = Path(course_dir).resolve()
+    course = validate_course(course_dir)
+    db_url = absolute_db_url(course.grading.db_url, course_dir)
+    submissions_dir = Path(submissions_dir) if submissions_dir else course_dir / "submitted"
+    assignments = assignments or [a.id for a in course.assignments]
+    for aid in assignments:
+        course.assignment(aid)  # unknown ids fail here, before any work
+    subs = find_submissions(course, submissions_dir, assignments)
+    state = GradingState(course_dir / "reports")
+    bundles = {aid: _bundle(course, course_dir, aid, db_url)
+               for aid in sorted({s.assignment_id for s in subs})}
+    recorded = _recorded(db_url, course.course_id)
+    summary = RunSummary(seed=secrets.randbelow(2**31))  # fresh per run: students cannot know it
+
+    todo = []
+    for s in subs:
+        data = s.path.read_bytes()
+        job = Job(s.student_id, s.notebook_id, data, summary.seed, s.timestamp(), verify)
+        if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
+                s.student_id, s.assignment_id, s.notebook_id, job.sha256):
+            summary.skipped += 1
+        else:
+            todo.append((s, job))
+
+    if todo:
+        _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress, tqdm)
+    summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()))
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress, tqdm):
+    from .executors import DaskCluster, LocalPool
+
+    workers = workers or course.grading.workers
+    executor = DaskCluster(bundles, scheduler) if scheduler is not None else LocalPool(
+        bundles, min(workers or 10**6, len(todo)) if workers else None)
+    pending = iter(todo)
+    in_flight = {}
+    bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)
+    ok = False
+    try:
+        with gbk.Gradebook(db_url, course.course_id) as gb:
+            def fill():
+                # Keep every worker busy plus a little queue, without pickling the whole class.
+                while len(in_flight) < 2 * executor.workers:
+                    nxt = next(pending, None)
+                    if nxt is None:
+                        return
+                    in_flight[executor.submit(nxt[0].assignment_id, nxt[1])] = nxt
+
+            fill()
+            while in_flight:
+                done, _ = executor.wait_any(list(in_flight))
+                for fut in done:
+                    sub, job = in_flight.pop(fut)
+                    bar.update(1)
+                    try:
+                        result = fut.result()
+                    except Exception as exc:  # the grader's fault (a worker died), not the student's:
+                        # leave it unrecorded so the next run grades it again.
+                        summary.errors.append(f"{sub.path}: {type(exc).__name__}: {exc}")
+                        continue
+                    _commit(gb, course, course_dir, sub, result, state, summary)
+                fill()
+        ok = True
+    finally:
+        bar.close()
+        executor.close(cancel=not ok)
+
+
+def _commit(gb, course, course_dir, sub, result: JobResult, state, summary) -> None:
+    """Record one result: gradebook first, then the autograded notebook, then the state log.
+
+    If the run dies between these steps, the state log does not list the submission and the
+    next run grades it again; the gradebook writes are updates, so nothing is duplicated.
+    """
+    gbk.record(gb, course, result, sub.timestamp())
+    penalty = gb.find_submission_notebook(result.notebook_id, result.assignment_id,
+                                          result.student_id).late_submission_penalty
+    out = course_dir / "autograded" / result.student_id / result.assignment_id / f"{result.notebook_id}.ipynb"
+    if result.autograded is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(result.autograded)
+    elif out.exists():
+        out.unlink()  # as nbgrader does for a failed notebook
+    state.append(result_record(result, penalty))
+    summary.results.append(result)
+    summary.graded += result.status == "graded"
+    summary.failed += result.status == "failed"

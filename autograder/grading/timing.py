@@ -1,0 +1,71 @@
+"""Where a grading job's time goes: kernel start-up/shutdown, cell execution, the rest.
+
+``TimedExecute`` is nbgrader's ``Execute`` preprocessor with three time marks; it is what the
+grading jobs register in place of ``Execute`` (same behaviour, same configuration section).
+"""
+from __future__ import annotations
+
+import subprocess
+import time
+
+from nbclient.util import run_sync
+from nbgrader.preprocessors import Execute
+
+
+class _Clock:
+    def __init__(self):
+        self.marks: dict[str, float] = {}
+
+    def reset(self) -> None:
+        self.marks = {"begin": time.perf_counter()}
+
+    def mark(self, name: str) -> None:
+        self.marks[name] = time.perf_counter()
+
+    def split(self) -> dict[str, float]:
+        """Seconds spent in kernel start+shutdown, cell execution, and nbgrader bookkeeping."""
+        m, now = self.marks, time.perf_counter()
+        if not {"exec_start", "ready", "exec_end"} <= m.keys():
+            return {"kernel": 0.0, "execute": 0.0, "bookkeeping": now - m.get("begin", now)}
+        cells = m.get("cells_done", m["ready"])
+        kernel = (m["ready"] - m["exec_start"]) + (m["exec_end"] - cells)
+        execute = cells - m["ready"]
+        return {"kernel": kernel, "execute": execute, "bookkeeping": now - m["begin"] - kernel - execute}
+
+
+#: The clock of the job running in this process (jobs run one at a time per process).
+clock = _Clock()
+
+
+class TimedExecute(Execute):
+    """nbgrader's Execute, marking when the kernel is ready and when the last cell is done."""
+
+
+    def preprocess(self, nb, resources=None, km=None):
+        """Execute the notebook (see nbgrader's Execute) and record time marks."""
+        self.on_notebook_start = lambda **_: clock.mark("ready")
+        clock.mark("exec_start")
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            clock.mark("exec_end")
+
+    async def async_start_new_kernel(self, **kwargs):
+        """Start the kernel with its process-level stdout and stderr discarded.
+
+        Cell output travels over ZMQ and is unaffected; what goes is the kernel's own start-up
+        chatter ("running over TCP without encryption"), which would garble the progress bar.
+        """
+        kwargs.setdefault("stdout", subprocess.DEVNULL)
+        kwargs.setdefault("stderr", subprocess.DEVNULL)
+        return await super().async_start_new_kernel(**kwargs)
+
+    # nbclient binds the sync wrapper to its own coroutine: rebind it to ours.
+    start_new_kernel = run_sync(async_start_new_kernel)
+
+    def preprocess_cell(self, cell, resources, index):
+        """Execute one cell (see nbclient) and record when it finished."""
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        finally:
+            clock.mark("cells_done")

@@ -1,0 +1,13 @@
+"""nbgrader configuration of this course: everything comes from course.yml.
+
+Stock nbgrader commands (``nbgrader generate_assignment 01_scores_softmax``,
+``nbgrader autograde 01_scores_softmax``) therefore agree with ``autograder``.
+"""
+from pathlib import Path
+
+from autograder.config import load_course
+from autograder.grading.nbconfig import nbgrader_config
+
+_here = Path(__file__).resolve().parent
+c = get_config()  # noqa: F821 (provided by traitlets when it runs this file)
+c.merge(nbgrader_config(load_course(_here), _here))
