@@ -183,7 +183,7 @@ def write_feedback(results_path: str | Path = DEFAULT_RESULTS, out_dir: str | Pa
 
 # ---------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--course-dir", default=".", help="course directory (default: .)")
+    parser.add_argument("--course", "--course-dir", dest="course_dir", default=".", help="course directory (default: .)")
     parser.add_argument("--results", default=None, help="results.json (default: COURSE_DIR/reports/results.json)")
     parser.add_argument("--out", default=None, help="output folder (default: COURSE_DIR/feedback)")
     parser.add_argument("--autograded", default=None, help="autograded notebooks, for the student's answers "

@@ -331,10 +331,9 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100) -> str:
     if summary.flags:
         for f in summary.flags:
             where = f"{f['student_id']}/{f['assignment_id']}"
-            what = f.get("grade_id") or ""
-            if f.get("line"):
-                what += f" line {f['line']}"
-            out.append(_shorten(f"  {where}  [{f.get('kind', 'flag')}] {what}: {f.get('evidence', '')}", width))
+            what = " ".join(x for x in (f.get("grade_id") or "", f"line {f['line']}" if f.get("line") else "") if x)
+            out.append(_shorten(f"  {where}  [{f.get('kind', 'flag')}] {what + ': ' if what else ''}"
+                                f"{f.get('evidence', '')}", width))
     else:
         out.append("  none")
     out.append("")
@@ -474,7 +473,7 @@ def write_report(results_path: str | Path = DEFAULT_RESULTS, html_path: str | Pa
 
 # ---------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--course-dir", default=".", help="course directory (course.yml, reports/); default: .")
+    parser.add_argument("--course", "--course-dir", dest="course_dir", default=".", help="course directory (course.yml, reports/); default: .")
     parser.add_argument("--results", default=None, help="results.json to read (default: COURSE_DIR/reports/results.json)")
     parser.add_argument("--html", default=None, help="HTML page to write (default: COURSE_DIR/reports/report.html)")
     parser.add_argument("--no-html", action="store_true", help="print the text report only")

@@ -1,0 +1,105 @@
+"""autograder report: the class view from a hand-written results.json."""
+from __future__ import annotations
+
+import io
+import re
+
+from autograder import report
+
+
+def test_task_counts(results_small):
+    s = report.summarise(results_small, course_dir=None)
+    rows = {(r.assignment, r.task): r for r in s.tasks}
+    assert list(rows) == [("01_scores_softmax", "dot_product"), ("01_scores_softmax", "softmax"),
+                          ("02_scaling", "scaled_scores")]
+    dot, soft, scaled = rows.values()
+    # 01: s01 full, s02 wrong axis, s03 blank, s04 two mistakes, s05 overflow
+    assert (dot.submissions, dot.passed, dot.not_attempted) == (5, 4 - 1, 1)
+    assert (soft.submissions, soft.passed, soft.not_attempted) == (5, 1, 1)
+    assert soft.misconceptions == {"softmax.wrong_axis": 2, "softmax.no_max_subtraction": 1}
+    # 02: s05's submission failed (no cells): counted, not passed, not a misconception
+    assert (scaled.submissions, scaled.passed, scaled.not_attempted) == (4, 2, 1)
+    assert dot.points == 4 and soft.points == 6
+
+
+def test_misconception_ranking_and_titles(results_small):
+    s = report.summarise(results_small, course_dir=None)
+    assert [(m.id, m.count) for m in s.misconceptions] == [
+        ("softmax.wrong_axis", 2), ("dot_product.elementwise", 1), ("scaled_scores.divides_by_d", 1),
+        ("softmax.no_max_subtraction", 1)]
+    wrong_axis = s.misconceptions[0]
+    assert wrong_axis.title == "softmax normalised along the wrong axis"  # from checks.MISCONCEPTIONS
+    assert wrong_axis.students == ["s02", "s04"]
+    # "not attempted" is not ranked as a misconception
+    assert all(m.id != "not_implemented" for m in s.misconceptions)
+
+
+def test_scores_totals_flags_failures(results_small):
+    s = report.summarise(results_small, course_dir=None)
+    assert s.students == ["s01", "s02", "s03", "s04", "s05"]
+    by = {r.assignment: r for r in s.scores}
+    assert sorted(by["01_scores_softmax"].scores) == [0, 3, 4, 4, 10]
+    assert by["02_scaling"].max_score == 8 and by["02_scaling"].submitted == 4
+    assert s.totals == {"s01": 17, "s02": 11, "s03": 0, "s04": 5, "s05": 4}  # s03 did not submit 02
+    assert s.total_max == 18
+    assert [f["kind"] for f in s.flags] == ["possible tampering", "static scan"]
+    assert s.failed == [{"student_id": "s05", "assignment_id": "02_scaling", "notebook_id": "02_scaling",
+                         "reason": "invalid JSON: the file is not a notebook"}]
+
+
+def test_bonus_is_left_out_of_the_total(results_small):
+    s = report.summarise(results_small, course_dir=None, bonus={"02_scaling"})
+    assert s.total_max == 10 and s.totals["s01"] == 10 and s.bonus_totals["s01"] == 7
+
+
+def test_text_report(results_small):
+    text = report.render_text(report.summarise(results_small, course_dir=None))
+    assert "5 students, 9 submissions (1 could not be graded, 2 flags)" in text
+    assert re.search(r"01_scores_softmax\s+softmax\s+1/5\s+20%\s+1\s+softmax.wrong_axis \(2\)", text)
+    lines = text.splitlines()
+    ranking = lines[lines.index(next(l for l in lines if l.startswith("Most frequent"))) + 1:][:4]
+    assert ranking[0].split()[:2] == ["2", "softmax.wrong_axis"]
+    assert "softmax normalised along the wrong axis" in ranking[0]
+    assert "s04/01_scores_softmax  [possible tampering] softmax_rows_sum_to_one" in text
+    assert "s05/01_scores_softmax  [static scan] line 12" in text
+    assert "s05/02_scaling/02_scaling: invalid JSON: the file is not a notebook" in text
+    assert "Total per student (of 18)" in text
+    assert max(len(l) for l in lines) <= 100
+
+
+def test_html_report(results_small, tmp_path):
+    summary = report.summarise(results_small, course_dir=None)
+    page = report.render_html(summary)
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count("<svg") == 3  # pass rates, misconceptions, score histograms
+    # self-contained: no external scripts, stylesheets, images or fonts
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<script" not in page and "<link" not in page
+    for text in ("softmax normalised along the wrong axis", "possible tampering", "static scan",
+                 "invalid JSON: the file is not a notebook", "s05/02_scaling/02_scaling"):
+        assert text in page
+    assert "&lt;" not in summary.course_id and "<script>" not in page  # escaped output
+
+
+def test_html_escapes_student_text(results_small):
+    results_small["submissions"][0]["flags"] = [{"kind": "static scan", "grade_id": None, "line": 1, "cell": None,
+                                                 "evidence": "<script>alert(1)</script>"}]
+    page = report.render_html(report.summarise(results_small, course_dir=None), plots=False)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+
+
+def test_cli(results_path, tmp_path, capsys):
+    html = tmp_path / "out" / "report.html"
+    assert report.main(["--results", str(results_path), "--html", str(html), "--course", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Most frequent misconceptions" in out and f"HTML report: {html}" in out
+    assert html.read_text().count("<svg") == 3
+    assert report.main(["--course", str(tmp_path)]) == 2  # no reports/results.json there
+    assert "run `autograder grade` first" in capsys.readouterr().err
+
+
+def test_empty_class():
+    s = report.summarise({"submissions": []}, course_dir=None)
+    text = report.render_text(s)
+    assert "0 students, 0 submissions" in text
+    report.render_html(s)  # no plots, no crash
