@@ -1,5 +1,406 @@
-"""Checks of assignment 04_heads (to be written)."""
+"""Checks of 04_heads: project, attention_param_count, split_heads, merge_heads, multi_head_attention."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import Call, CheckFailed, CheckList
+
 ASSIGNMENT = "04_heads"
-TASKS: list[str] = []
-CHECKS = []
-MISCONCEPTIONS: dict[str, str] = {}
+TASKS = ["project", "attention_param_count", "split_heads", "merge_heads", "multi_head_attention"]
+GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask"]
+MISCONCEPTIONS = {
+    "project.transposed_map": "applies the transpose of the map (X @ W.T or W @ X)",
+    "attention_param_count.times_heads": "multiplies the parameter count by the number of heads",
+    "attention_param_count.no_output_projection": "leaves out the output projection W_o",
+    "attention_param_count.ignores_flag": "ignores output_projection=False",
+    "attention_param_count.widths_swapped": "uses d_v for the query/key maps and d_k for the value map",
+    "attention_param_count.three_equal_maps": "counts three maps of width d_k, although the value map has width d_v",
+    "split_heads.reshape_without_transpose": "reshapes straight to (heads, n, d) without moving the head axis (mixes positions)",
+    "split_heads.no_transpose": "reshapes to (n, heads, d) and never moves the head axis in front",
+    "split_heads.interleaved": "gives head h every h-th column instead of one contiguous slice",
+    "merge_heads.reshape_without_transpose": "reshapes (heads, n, d) straight to (n, heads*d) without moving the head axis back",
+    "merge_heads.wrong_order": "concatenates the heads in the wrong order or interleaves their columns",
+    "multi_head_attention.divisor_d_model": "divides the scores by sqrt(d_model) or sqrt(heads*d_k) instead of the head width",
+    "multi_head_attention.no_scaling": "does not divide the scores at all",
+    "multi_head_attention.no_output_projection": "leaves out the output projection W_o",
+    "multi_head_attention.shared_qk_map": "uses one shared map for queries and keys",
+    "multi_head_attention.split_without_transpose": "splits the heads with a reshape and no transpose",
+    "multi_head_attention.merge_without_transpose": "merges the heads with a reshape and no transpose",
+    "multi_head_attention.single_head": "ignores num_heads (one head over the full width)",
+    "multi_head_attention.mask_ignored": "ignores the mask",
+    "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
+    "multi_head_attention.weights_averaged": "returns the weights averaged over the heads instead of one table per head",
+}
+checks = CheckList()
+CHECKS = checks
+
+
+def _f32(x):
+    return x.astype(np.float32)
+
+
+# ---------------------------------------------------------------- project
+def _judge_project(call, outcome):
+    X, W = call.args
+    result = expect.array(outcome, call, "your projection")
+    expected_shape = X.shape[:-1] + W.shape[1:]
+    expect.shape(result, expected_shape, "your projection", " (..., n, d_out): one output entry per column of W")
+    expect.close(result, ref.project(X, W), "your projection", dtype=X.dtype,
+                 diagnoses=[(X @ W.T, "project.transposed_map",
+                             "you applied the transpose of the map: row i of the output is X[i] @ W, "
+                             "one output entry per column of W.")] if W.shape[0] == W.shape[1] else (),
+                 generic="does not match X @ W: each output row is the input row times the map.")
+
+
+@checks.add("project", "seed_example", "the docstring's example and a square map",
+            calls=lambda rng: [Call("project", (np.array([[1.0, 2.0]]), np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]))),
+                               Call("project", (rng.standard_normal((3, 4)), rng.standard_normal((4, 4))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_project(call, outcome)
+
+
+@checks.add("project", "batched", "rows with leading batch axes and a non-square map",
+            calls=lambda rng: [Call("project", (rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((4, 7))))])
+def _(calls, outcomes):
+    _judge_project(calls[0], outcomes[0])
+
+
+@checks.add("project", "float32_unmodified", "float32 inputs, left unchanged",
+            calls=lambda rng: [Call("project", (_f32(rng.standard_normal((2, 6, 5))), _f32(rng.standard_normal((5, 3)))))])
+def _(calls, outcomes):
+    _judge_project(calls[0], outcomes[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "X", "1": "W"})
+
+
+# ---------------------------------------------------------------- attention_param_count
+def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    right = ref.attention_param_count(d_model, num_heads, d_k, d_v, output_projection)
+    wo = num_heads * d_v * d_model
+    yield right * num_heads, "attention_param_count.times_heads", \
+        "your count grows with the number of heads. At a fixed total width the heads share it: " \
+        "h heads of width d_model/h hold as many parameters as one head of width d_model."
+    if output_projection:
+        yield right - wo, "attention_param_count.no_output_projection", \
+            "your count leaves out the output projection W_o, the (heads*d_v) x d_model map that recombines the heads."
+    else:
+        yield right + wo, "attention_param_count.ignores_flag", \
+            "with output_projection=False the output map W_o must not be counted."
+    if d_k != d_v:
+        swapped = d_model * num_heads * (2 * d_v + d_k) + (num_heads * d_k * d_model if output_projection else 0)
+        yield swapped, "attention_param_count.widths_swapped", \
+            "your count swaps the widths: the query and key maps have d_k columns per head, the value map d_v."
+        three = 3 * d_model * num_heads * d_k + (wo if output_projection else 0)
+        yield three, "attention_param_count.three_equal_maps", \
+            "your count gives the value map the width d_k; it has d_v columns per head (3 x d_model x d_k holds only when the widths agree)."
+
+
+def _judge_count(call, outcome):
+    got = expect.number(outcome, call, "your count")
+    kwargs = dict(call.kwargs)
+    right = ref.attention_param_count(*call.args, **kwargs)
+    if got == right:
+        return
+    for candidate, misconception, message in _count_candidates(*call.args, **kwargs):
+        if got == candidate:
+            raise CheckFailed(message, misconception)
+    raise CheckFailed(f"`{call.describe()}` is off: count the entries of W_q, W_k, W_v "
+                      f"(d_model rows each) and of W_o.", "wrong_values")
+
+
+@checks.add("attention_param_count", "seed_example", "the seeds' layer: width 512, 8 heads of 64, and one head of 512",
+            calls=lambda rng: [Call("attention_param_count", (512, 8)), Call("attention_param_count", (512, 1))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_count(call, outcome)
+
+
+@checks.add("attention_param_count", "heads_fixed_width", "the count does not change with the heads at a fixed total width",
+            calls=lambda rng: [Call("attention_param_count", (d, h)) for d in (96, int(rng.choice([120, 240])))
+                               for h in (1, 2, 3, 4, 8) if d % h == 0])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_count(call, outcome)
+
+
+@checks.add("attention_param_count", "explicit_widths", "per-head widths d_k != d_v given explicitly",
+            calls=lambda rng: [Call("attention_param_count", (int(rng.integers(50, 200)), 4), {"d_k": 16, "d_v": 24}),
+                               Call("attention_param_count", (64, 3), {"d_k": 7, "d_v": 5})])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_count(call, outcome)
+
+
+@checks.add("attention_param_count", "output_projection", "output_projection=False leaves out W_o (d_model**2 fewer)",
+            calls=lambda rng: [Call("attention_param_count", (512, 8), {"output_projection": False}),
+                               Call("attention_param_count", (60, 5), {"d_k": 9, "d_v": 11, "output_projection": False})])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_count(call, outcome)
+
+
+# ---------------------------------------------------------------- split_heads
+def _split_candidates(X, h):
+    *batch, n, d_model = X.shape
+    d = d_model // h
+    yield X.reshape(*batch, h, n, d), "split_heads.reshape_without_transpose", \
+        "your heads mix positions: a reshape straight to (heads, n, d) cuts the rows in the wrong order. " \
+        "Reshape to (..., n, heads, d) first, then move the head axis in front (transpose/swapaxes)."
+    yield np.swapaxes(X.reshape(*batch, n, d, h), -1, -2).swapaxes(-3, -2), "split_heads.interleaved", \
+        "head h got every h-th column; it should get one contiguous slice, columns h*d to (h+1)*d."
+
+
+def _judge_split(call, outcome):
+    X, h = call.args
+    *batch, n, d_model = X.shape
+    result = expect.array(outcome, call, "your heads")
+    expect.shape(result, (*batch, h, n, d_model // h), "your heads", " (..., heads, n, d_model // heads)",
+                 diagnoses=[((*batch, n, h, d_model // h), "split_heads.no_transpose",
+                             "the head axis is still after the positions: move it in front (swapaxes(-3, -2)) "
+                             "so that each head is one (n, d) matrix.")])
+    expect.close(result, ref.split_heads(X, h), "your heads", dtype=X.dtype, diagnoses=_split_candidates(X, h),
+                 generic="do not hold the right slices: head h should hold columns h*d to (h+1)*d of every row.")
+
+
+@checks.add("split_heads", "seed_example", "a 2 x 6 array cut into 3 heads of width 2",
+            calls=lambda rng: [Call("split_heads", (np.arange(12.0).reshape(2, 6), 3))])
+def _(calls, outcomes):
+    _judge_split(calls[0], outcomes[0])
+
+
+@checks.add("split_heads", "batched", "leading batch axes, 4 heads",
+            calls=lambda rng: [Call("split_heads", (rng.standard_normal((2, 3, 5, 12)), 4)),
+                               Call("split_heads", (rng.standard_normal((7, 10)), 2))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_split(call, outcome)
+
+
+@checks.add("split_heads", "float32_unmodified", "float32 input, left unchanged",
+            calls=lambda rng: [Call("split_heads", (_f32(rng.standard_normal((2, 5, 6))), 3))])
+def _(calls, outcomes):
+    _judge_split(calls[0], outcomes[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "X"})
+
+
+# ---------------------------------------------------------------- merge_heads
+def _merge_candidates(X):
+    *batch, h, n, d = X.shape
+    yield X.reshape(*batch, n, h * d), "merge_heads.reshape_without_transpose", \
+        "your merged rows mix positions: a reshape straight from (heads, n, d) to (n, heads*d) is not the inverse " \
+        "of the split. Move the head axis back next to the width first (swapaxes(-3, -2)), then reshape."
+    yield np.swapaxes(X, -3, -2).swapaxes(-1, -2).reshape(*batch, n, h * d), "merge_heads.wrong_order", \
+        "your merged rows interleave the heads' columns: concatenate the heads end to end, head 0 first."
+
+
+def _judge_merge(call, outcome):
+    X = call.args[0]
+    *batch, h, n, d = X.shape
+    result = expect.array(outcome, call, "your merged rows")
+    expect.shape(result, (*batch, n, h * d), "your merged rows", " (..., n, heads * d)")
+    expect.close(result, ref.merge_heads(X), "your merged rows", dtype=X.dtype, diagnoses=_merge_candidates(X),
+                 generic="do not undo split_heads: row i should be head 0's row i, then head 1's row i, ... end to end.")
+
+
+@checks.add("merge_heads", "seed_example", "3 heads of a 2 x 6 array joined back",
+            calls=lambda rng: [Call("merge_heads", (ref.split_heads(np.arange(12.0).reshape(2, 6), 3),))])
+def _(calls, outcomes):
+    _judge_merge(calls[0], outcomes[0])
+
+
+@checks.add("merge_heads", "batched", "leading batch axes, 4 heads, n != d",
+            calls=lambda rng: [Call("merge_heads", (rng.standard_normal((2, 4, 5, 3)),)),
+                               Call("merge_heads", (rng.standard_normal((3, 2, 6, 5)),))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_merge(call, outcome)
+
+
+@checks.add("merge_heads", "float32_unmodified", "float32 input, left unchanged",
+            calls=lambda rng: [Call("merge_heads", (_f32(rng.standard_normal((3, 4, 2))),))])
+def _(calls, outcomes):
+    _judge_merge(calls[0], outcomes[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "X"})
+
+
+# ---------------------------------------------------------------- multi_head_attention
+def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", split="right", merge="right",
+                use_wo=True, shared=False, use_mask=True):
+    """Multi-head attention with one of the typical mistakes switched on (also used by 05's checks)."""
+    def cut(Y):
+        *batch, n, w = Y.shape
+        if split == "no_transpose":
+            return Y.reshape(*batch, h, n, w // h)
+        return ref.split_heads(Y, h)
+
+    Q = cut(X_q @ W_q)
+    K = cut(X_kv @ (W_q if shared else W_k))
+    V = cut(X_kv @ W_v)
+    factor = {"head": None, "none": 1.0, "total": 1 / math.sqrt(W_q.shape[1]), "d_model": 1 / math.sqrt(X_q.shape[-1])}[scale]
+    if mask is not None and use_mask:
+        mask = np.asarray(mask)
+        if mask.ndim >= 2:
+            mask = np.expand_dims(mask, -3)
+    else:
+        mask = None
+    heads, weights = ref.scaled_dot_product_attention(Q, K, V, mask=mask, scale=factor)
+    if merge == "no_transpose":
+        *batch, hh, n, d = heads.shape
+        merged = heads.reshape(*batch, n, hh * d)
+    else:
+        merged = ref.merge_heads(heads)
+    return (merged @ W_o if use_wo else merged), weights
+
+
+MHA_MISTAKES = [
+    (dict(scale="d_model"), "multi_head_attention.divisor_d_model",
+     "your scores are divided by the square root of the model width; each head works in its own width d_k "
+     "= (columns of W_q) / heads, so the divisor is sqrt(d_k) — sqrt(64) = 8 for 8 heads at 512."),
+    (dict(scale="total"), "multi_head_attention.divisor_d_model",
+     "your scores are divided by the square root of the full projected width (all heads together); each head "
+     "works in its own width d_k, so the divisor is sqrt(d_k) — sqrt(64) = 8 for 8 heads at 512."),
+    (dict(scale="none"), "multi_head_attention.no_scaling",
+     "your scores are not divided at all: each head divides by the square root of its own width d_k."),
+    (dict(shared=True), "multi_head_attention.shared_qk_map",
+     "your keys come from the query map W_q: the keys need their own map W_k. With one shared map the score "
+     "matrix is symmetric, so no position could attend to another without being attended back."),
+    (dict(split="no_transpose"), "multi_head_attention.split_without_transpose",
+     "your heads mix positions: splitting with a reshape to (heads, n, d) and no transpose cuts the rows in the "
+     "wrong order (check your split_heads)."),
+    (dict(merge="no_transpose"), "multi_head_attention.merge_without_transpose",
+     "your merged output mixes positions: merging with a reshape from (heads, n, d) to (n, heads*d) and no "
+     "transpose is not the inverse of the split (check your merge_heads)."),
+    (dict(use_mask=False), "multi_head_attention.mask_ignored",
+     "your output ignores the mask: pass it to every head, so masked keys get weight 0."),
+]
+
+
+def _mha_candidates(args, mask, which):
+    """(candidate, misconception, message) for the output (which=0) or weights (which=1)."""
+    for options, misconception, message in MHA_MISTAKES:
+        if options.get("use_mask") is False and mask is None:
+            continue
+        try:
+            with np.errstate(all="ignore"):
+                yield mha_variant(*args, mask=mask, **options)[which], misconception, message
+        except ValueError:
+            continue
+    if which == 0:
+        X_q, X_kv, W_q, W_k, W_v, W_o, h = args
+        single = mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, 1, mask=mask)[0]
+        yield single, "multi_head_attention.single_head", \
+            "your output is that of one head over the full width: cut the projections into num_heads heads " \
+            "(split_heads), attend per head, then merge them."
+
+
+def judge_mha(call, outcome, args, mask, what="your attention", expected=None, extra_diagnoses=()):
+    """Judge an (output, weights) pair against multi-head attention on ``args`` (shared with 05)."""
+    X_q, X_kv, W_q, W_k, W_v, W_o, h = args
+    out, weights = expect.pair(outcome, call)
+    ref_out, ref_w = expected if expected is not None else ref.multi_head_attention(*args, mask=mask)
+    dtype = np.result_type(X_q, X_kv)
+    d_v = W_v.shape[1] // h
+    expect.shape(out, ref_out.shape, f"{what}'s output", " (..., n_q, d_out): one row per query, W_o's width",
+                 diagnoses=[(ref_out.shape[:-1] + (h * d_v,), "multi_head_attention.no_output_projection",
+                             "the merged heads were not sent through the output projection W_o, which "
+                             "recombines the heads and brings the width to W_o's number of columns.")]
+                 if h * d_v != ref_out.shape[-1] else ())
+    expect.shape(weights, ref_w.shape, f"{what}'s weights", " (..., heads, n_q, n_k): one table per head",
+                 diagnoses=[(ref_w.shape[:-3] + ref_w.shape[-2:], "multi_head_attention.weights_averaged",
+                             "return one table of weights per head (keep the head axis), not their average.")])
+    # Weights first: a wrong divisor or map shows there before it is blurred by W_o.
+    for got, reference, which, label in ((weights, ref_w, 1, "weights"), (out, ref_out, 0, "output")):
+        expect.close(got, reference, f"{what}'s {label}", dtype=dtype,
+                     diagnoses=[(c[which], m, msg) for c, m, msg in extra_diagnoses]
+                     + list(_mha_candidates(args, mask, which)),
+                     generic="does not match multi-head attention: project with W_q, W_k, W_v, split into heads, "
+                             "attend per head (divisor sqrt(d_k) of the head), merge, project with W_o.")
+
+
+def _mha_args(rng, batch, n_q, n_k, d_model, h, d_k, d_v, d_out, dtype=np.float64, self_attn=False):
+    X_q = rng.standard_normal((*batch, n_q, d_model))
+    X_kv = X_q if self_attn else rng.standard_normal((*batch, n_k, d_model))
+    Ws = [rng.standard_normal((d_model, h * d_k)) / math.sqrt(d_model),
+          rng.standard_normal((d_model, h * d_k)) / math.sqrt(d_model),
+          rng.standard_normal((d_model, h * d_v)) / math.sqrt(d_model),
+          rng.standard_normal((h * d_v, d_out)) / math.sqrt(h * d_v)]
+    # Scores of a few units (x3): large enough that every wrong divisor is far outside the tolerance.
+    Ws[0] = Ws[0] * 3.0
+    arrays = [np.asarray(a, dtype=dtype) for a in (X_q, X_kv, *Ws)]
+    return (*arrays, h)
+
+
+def _mha_call(args, mask=None):
+    kwargs = {} if mask is None else {"mask": mask}
+    return Call("multi_head_attention", tuple(args), kwargs)
+
+
+@checks.add("multi_head_attention", "shapes", "shapes: 2 heads over 5 positions of width 8",
+            calls=lambda rng: [_mha_call(_mha_args(rng, (), 5, 5, 8, 2, 4, 4, 8, self_attn=True))])
+def _(calls, outcomes):
+    call = calls[0]
+    X_q, X_kv, W_q, W_k, W_v, W_o, h = call.args
+    out, weights = expect.pair(outcomes[0], call)
+    expect.shape(out, (5, 8), "your attention's output", " (n_q, d_out)")
+    expect.shape(weights, (2, 5, 5), "your attention's weights", " (heads, n_q, n_k): one table per head",
+                 diagnoses=[((5, 5), "multi_head_attention.weights_averaged",
+                             "return one table of weights per head (keep the head axis), not their average.")])
+    judge_mha(call, outcomes[0], call.args, None)
+
+
+@checks.add("multi_head_attention", "matches_reference", "non-square: batch axes, n_q != n_k, d_k != d_v, 4 heads, W_o to another width",
+            calls=lambda rng: [_mha_call(_mha_args(rng, (2,), 3, 7, 12, 4, 5, 6, 10))])
+def _(calls, outcomes):
+    judge_mha(calls[0], outcomes[0], calls[0].args, None)
+
+
+@checks.add("multi_head_attention", "head_divisor", "the seeds' layer: width 512, 8 heads of 64 (divisor sqrt(64) = 8)",
+            calls=lambda rng: [_mha_call(_mha_args(rng, (), 4, 6, 512, 8, 64, 64, 512))])
+def _(calls, outcomes):
+    judge_mha(calls[0], outcomes[0], calls[0].args, None)
+
+
+def _mask_with_empty_row(rng, n_q, n_k):
+    mask = ref.causal_mask(n_q, n_k) | (rng.random((n_q, n_k)) < 0.3)
+    mask[n_q // 2] = False  # a query with no allowed key: its weights and output are zeros
+    return mask
+
+
+@checks.add("multi_head_attention", "mask", "a boolean (n_q, n_k) mask with a fully masked row, applied to every head",
+            calls=lambda rng: [_mha_call(_mha_args(rng, (2,), 5, 6, 9, 3, 4, 2, 7), _mask_with_empty_row(rng, 5, 6))])
+def _(calls, outcomes):
+    call = calls[0]
+    args, mask = call.args, call.kwargs["mask"]
+    out, weights = expect.pair(outcomes[0], call)
+    if np.isnan(out).any() or np.isnan(weights).any():
+        raise CheckFailed("a query whose keys are all masked gave NaN: its weights and output should be zeros "
+                          "(the given scaled_dot_product_attention guards that row).", "nan")
+    judge_mha(call, outcomes[0], args, mask)
+
+
+@checks.add("multi_head_attention", "batch_mask", "a (batch, n_q, n_k) mask: the same mask for every head",
+            calls=lambda rng: [_mha_call(_mha_args(rng, (3,), 4, 5, 8, 2, 3, 4, 6), rng.random((3, 4, 5)) < 0.7)])
+def _(calls, outcomes):
+    call, outcome = calls[0], outcomes[0]
+    if outcome.error is not None and outcome.error.startswith("ValueError"):
+        raise CheckFailed("a mask of shape (batch, n_q, n_k) raised an error: the scores of the heads have shape "
+                          "(batch, heads, n_q, n_k), so give the mask a head axis (np.expand_dims(mask, -3)) "
+                          "and it applies to every head.", "multi_head_attention.mask_no_head_axis")
+    judge_mha(call, outcome, call.args, call.kwargs["mask"])
+
+
+@checks.add("multi_head_attention", "float32_unmodified", "float32 inputs, left unchanged",
+            calls=lambda rng: [_mha_call(_mha_args(rng, (2,), 4, 3, 6, 3, 2, 3, 5, dtype=np.float32),
+                                         ref.causal_mask(4, 3))])
+def _(calls, outcomes):
+    call = calls[0]
+    judge_mha(call, outcomes[0], call.args, call.kwargs["mask"])
+    expect.unmodified(outcomes[0], call, {"0": "X_q", "1": "X_kv", "2": "W_q", "3": "W_k", "4": "W_v", "5": "W_o",
+                                          "mask": "mask"})

@@ -1,5 +1,226 @@
-"""Checks of assignment 05_cross_attention (to be written)."""
+"""Checks of 05_cross_attention: self_attention (with causal) and cross_attention (with source padding)."""
+from __future__ import annotations
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import Call, CheckFailed, CheckList
+from .nb04_heads import _mha_args, judge_mha, mha_variant
+
 ASSIGNMENT = "05_cross_attention"
-TASKS: list[str] = []
-CHECKS = []
-MISCONCEPTIONS: dict[str, str] = {}
+TASKS = ["self_attention", "cross_attention"]
+GIVEN = ["scaled_dot_product_attention", "multi_head_attention", "causal_mask", "padding_mask"]
+MISCONCEPTIONS = {
+    "self_attention.causal_ignored": "ignores causal=True (every position reads the future)",
+    "self_attention.causal_always": "applies the causal mask even when causal=False",
+    "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
+    "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
+    "cross_attention.swapped": "swaps the sequences: queries from the input side, keys and values from the output side",
+    "cross_attention.padding_ignored": "ignores enc_lengths (padded source positions get weight)",
+    "cross_attention.padding_wrong_axis": "masks the padding along the query axis instead of the key axis",
+    "cross_attention.padding_inverted": "inverted padding mask (hides the real source positions, keeps the padding)",
+    "cross_attention.causal_mask": "applies a causal mask to cross-attention (every output position may read every input position)",
+}
+checks = CheckList()
+CHECKS = checks
+
+_W_NAMES = {"2": "W_q", "3": "W_k", "4": "W_v", "5": "W_o"}
+
+
+# ---------------------------------------------------------------- self_attention
+def _self_call(rng, batch, n, d_model, h, d_k, d_v, d_out, causal=None, dtype=np.float64):
+    X_q, _, W_q, W_k, W_v, W_o, h = _mha_args(rng, batch, n, n, d_model, h, d_k, d_v, d_out, dtype=dtype, self_attn=True)
+    kwargs = {} if causal is None else {"causal": causal}
+    return Call("self_attention", (X_q, W_q, W_k, W_v, W_o, h), kwargs)
+
+
+def _self_diagnoses(call):
+    X, W_q, W_k, W_v, W_o, h = call.args
+    args = (X, X, W_q, W_k, W_v, W_o, h)
+    n = X.shape[-2]
+    if call.kwargs.get("causal", False):
+        yield ref.multi_head_attention(*args), "self_attention.causal_ignored", \
+            "with causal=True position i must read only positions j <= i; your weights reach later positions " \
+            "(the causal flag is ignored)."
+        yield ref.multi_head_attention(*args, mask=ref.causal_mask(n).T), "self_attention.causal_wrong_direction", \
+            "your causal mask points the wrong way: position i may read positions j <= i (the lower triangle), not the later ones."
+        with np.errstate(all="ignore"):
+            yield ref.multi_head_attention(*args, mask=np.tril(np.ones((n, n), bool), -1)), "self_attention.causal_no_diagonal", \
+                "your causal mask leaves out the diagonal: a position may read itself (j <= i, not j < i)."
+    else:
+        yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "self_attention.causal_always", \
+            "with causal=False (the default) every position reads every position; your answer applies the causal mask anyway."
+    for options, misconception, message in (
+            (dict(shared=True), "multi_head_attention.shared_qk_map",
+             "your keys come from the query map W_q: the keys need their own map W_k."),):
+        yield mha_variant(*args, mask=ref.causal_mask(n) if call.kwargs.get("causal") else None, **options), misconception, message
+
+
+def _judge_self(call, outcome):
+    X, W_q, W_k, W_v, W_o, h = call.args
+    mask = ref.causal_mask(X.shape[-2]) if call.kwargs.get("causal") else None
+    judge_mha(call, outcome, (X, X, W_q, W_k, W_v, W_o, h), mask, what="your self-attention",
+              extra_diagnoses=list(_self_diagnoses(call)))
+
+
+@checks.add("self_attention", "shapes", "shapes: 3 heads over 4 positions of width 6",
+            calls=lambda rng: [_self_call(rng, (), 4, 6, 3, 2, 2, 6)])
+def _(calls, outcomes):
+    _judge_self(calls[0], outcomes[0])
+
+
+@checks.add("self_attention", "matches_reference", "batch axes, d_k != d_v, W_o to another width, causal=False",
+            calls=lambda rng: [_self_call(rng, (2,), 5, 12, 3, 4, 3, 7),
+                               _self_call(rng, (2,), 6, 8, 2, 5, 4, 8, causal=False)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_self(call, outcome)
+
+
+@checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
+            calls=lambda rng: [_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
+                               _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _, weights = expect.pair(outcome, call)
+        if weights.ndim >= 2 and weights.shape[-1] == weights.shape[-2] and np.isnan(weights).any():
+            raise CheckFailed("your causal weights contain NaN: the first position has no earlier position "
+                              "to read — the diagonal belongs to the allowed keys (j <= i).",
+                              "self_attention.causal_no_diagonal")
+        _judge_self(call, outcome)
+
+
+@checks.add("self_attention", "float32_unmodified", "float32 inputs, left unchanged",
+            calls=lambda rng: [_self_call(rng, (2,), 4, 6, 2, 3, 2, 5, causal=True, dtype=np.float32)])
+def _(calls, outcomes):
+    _judge_self(calls[0], outcomes[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "X", **_W_NAMES})
+
+
+# ---------------------------------------------------------------- cross_attention
+def _cross_call(rng, batch, n_dec, n_enc, d_model, h, d_k, d_v, d_out, lengths=None, dtype=np.float64):
+    X_dec, X_enc, W_q, W_k, W_v, W_o, h = _mha_args(rng, batch, n_dec, n_enc, d_model, h, d_k, d_v, d_out, dtype=dtype)
+    kwargs = {} if lengths is None else {"enc_lengths": np.asarray(lengths)}
+    return Call("cross_attention", (X_dec, X_enc, W_q, W_k, W_v, W_o, h), kwargs)
+
+
+def _cross_diagnoses(call):
+    X_dec, X_enc, W_q, W_k, W_v, W_o, h = call.args
+    lengths = call.kwargs.get("enc_lengths")
+    n_dec, n_enc = X_dec.shape[-2], X_enc.shape[-2]
+    args = (X_dec, X_enc, W_q, W_k, W_v, W_o, h)
+    if lengths is not None:
+        right = ref.padding_mask(lengths, n_enc)  # (batch, 1, n_enc)
+        yield ref.multi_head_attention(*args), "cross_attention.padding_ignored", \
+            "the padded source positions (beyond enc_lengths) still get weight: hide them with a padding mask on the key axis."
+        yield ref.multi_head_attention(*args, mask=~right), "cross_attention.padding_inverted", \
+            "your padding mask is inverted: it hides the real source positions and keeps the padding (True = may attend)."
+        if n_dec == n_enc:
+            with np.errstate(all="ignore"):
+                yield ref.multi_head_attention(*args, mask=np.swapaxes(right, -1, -2)), "cross_attention.padding_wrong_axis", \
+                    "your padding mask hides output positions (rows) instead of source positions (columns): " \
+                    "the padding belongs to the keys, so the mask must vary along the key axis, shape (batch, 1, n_enc)."
+        rows = np.arange(n_dec)[None, :, None] < np.asarray(lengths)[:, None, None]  # (batch, n_dec, 1)
+        with np.errstate(all="ignore"):
+            yield ref.multi_head_attention(*args, mask=rows), "cross_attention.padding_wrong_axis", \
+                "your padding mask hides output positions (rows) instead of source positions (columns): " \
+                "the padding belongs to the keys, so the mask must vary along the key axis, shape (batch, 1, n_enc)."
+    if n_dec == n_enc:
+        mask = None if lengths is None else ref.padding_mask(lengths, n_enc)
+        yield ref.multi_head_attention(X_enc, X_dec, W_q, W_k, W_v, W_o, h, mask=mask), "cross_attention.swapped", \
+            "your queries come from the input side and your keys and values from the output side: the side that " \
+            "writes (X_dec) asks, the input sentence (X_enc) is read."
+        causal = ref.causal_mask(n_dec)
+        if lengths is not None:
+            causal = causal & ref.padding_mask(lengths, n_enc)
+        yield ref.multi_head_attention(*args, mask=causal), "cross_attention.causal_mask", \
+            "your cross-attention applies a causal mask: every output position may read every input position."
+
+
+def _judge_cross(call, outcome):
+    X_dec, X_enc, W_q, W_k, W_v, W_o, h = call.args
+    lengths = call.kwargs.get("enc_lengths")
+    mask = None if lengths is None else ref.padding_mask(lengths, X_enc.shape[-2])
+    args = (X_dec, X_enc, W_q, W_k, W_v, W_o, h)
+    out, weights = expect.pair(outcome, call)
+    n_dec, n_enc = X_dec.shape[-2], X_enc.shape[-2]
+    if n_dec != n_enc and weights.ndim >= 2 and weights.shape[-2:] == (n_enc, n_dec):
+        raise CheckFailed("your weights have one row per input position and one column per output position: the "
+                          "sequences are swapped. The side that writes (X_dec) asks the queries; the input "
+                          "sentence (X_enc) gives the keys and values, so the weights are (..., heads, n_dec, n_enc).",
+                          "cross_attention.swapped")
+    if lengths is not None and not np.isnan(weights).any() and weights.shape[-1] == n_enc and weights.ndim == 4:
+        padded = ~ref.padding_mask(lengths, n_enc)[:, None, :, :]  # (batch, 1, 1, n_enc)
+        if (np.broadcast_to(padded, weights.shape) & (weights != 0)).any() and not \
+                (np.broadcast_to(~padded, weights.shape) & (weights != 0)).any():
+            raise CheckFailed("your padding mask is inverted: it hides the real source positions and keeps the "
+                              "padding (True = may attend).", "cross_attention.padding_inverted")
+    judge_mha(call, outcome, args, mask, what="your cross-attention", extra_diagnoses=list(_cross_diagnoses(call)))
+
+
+def _lengths(rng, batch, n_enc, empty=False):
+    lengths = rng.integers(1, n_enc, size=batch)
+    lengths[0] = n_enc  # one sequence without padding
+    if empty:
+        lengths[-1] = 0  # an empty source: every key of that sequence is padding
+    return lengths
+
+
+@checks.add("cross_attention", "shapes", "shapes: 3 output positions read 5 input positions",
+            calls=lambda rng: [_cross_call(rng, (), 3, 5, 8, 2, 4, 4, 8)])
+def _(calls, outcomes):
+    _judge_cross(calls[0], outcomes[0])
+
+
+@checks.add("cross_attention", "matches_reference", "batch axes, n_dec != n_enc, d_k != d_v, 4 heads, W_o to another width",
+            calls=lambda rng: [_cross_call(rng, (2,), 4, 7, 12, 4, 5, 3, 9),
+                               _cross_call(rng, (2,), 5, 5, 8, 2, 3, 4, 6)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_cross(call, outcome)
+
+
+@checks.add("cross_attention", "self_special_case", "cross_attention(X, X, ...) is self-attention",
+            calls=lambda rng: [Call("cross_attention", (lambda a: (a[0], a[0], *a[2:]))(_mha_args(rng, (2,), 5, 5, 8, 2, 3, 5, 6)))])
+def _(calls, outcomes):
+    call = calls[0]
+    X, _, W_q, W_k, W_v, W_o, h = call.args
+    out, weights = expect.pair(outcomes[0], call)
+    reference = ref.self_attention(X, W_q, W_k, W_v, W_o, h)
+    expect.close(weights, reference[1], "your weights with X_dec = X_enc", dtype=X.dtype,
+                 diagnoses=[(ref.self_attention(X, W_q, W_k, W_v, W_o, h, causal=True)[1], "cross_attention.causal_mask",
+                             "with X_dec = X_enc your weights are causal: cross-attention has no causal mask, "
+                             "so with one sequence it must equal plain self-attention.")],
+                 generic="with X_dec = X_enc differ from self-attention: self-attention is the special case where "
+                         "both sequences are the same.")
+    expect.close(out, reference[0], "your output with X_dec = X_enc", dtype=X.dtype,
+                 generic="with X_dec = X_enc differs from self-attention: self-attention is the special case where "
+                         "both sequences are the same.")
+
+
+@checks.add("cross_attention", "padding", "enc_lengths: padded source positions get weight 0",
+            calls=lambda rng: [_cross_call(rng, (3,), 4, 6, 8, 2, 3, 4, 5, lengths=_lengths(rng, 3, 6)),
+                               _cross_call(rng, (2,), 5, 5, 6, 3, 2, 2, 6, lengths=np.array([5, 2]))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_cross(call, outcome)
+
+
+@checks.add("cross_attention", "empty_source", "a source of length 0: zeros for that sequence, no NaN",
+            calls=lambda rng: [_cross_call(rng, (3,), 3, 4, 6, 2, 3, 2, 5, lengths=_lengths(rng, 3, 4, empty=True))])
+def _(calls, outcomes):
+    call = calls[0]
+    out, weights = expect.pair(outcomes[0], call)
+    if np.isnan(out).any() or np.isnan(weights).any():
+        raise CheckFailed("a sequence whose source is all padding gave NaN: every key of its queries is masked, "
+                          "so its weights and output should be zeros (the 0/0 guard of a fully masked row).", "nan")
+    _judge_cross(call, outcomes[0])
+
+
+@checks.add("cross_attention", "float32_unmodified", "float32 inputs, left unchanged",
+            calls=lambda rng: [_cross_call(rng, (2,), 3, 5, 6, 2, 3, 2, 4, lengths=np.array([5, 3]), dtype=np.float32)])
+def _(calls, outcomes):
+    _judge_cross(calls[0], outcomes[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "X_dec", "1": "X_enc", **_W_NAMES, "enc_lengths": "enc_lengths"})

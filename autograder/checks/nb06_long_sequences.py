@@ -1,5 +1,216 @@
-"""Checks of assignment 06_long_sequences (to be written)."""
+"""Checks of 06_long_sequences (bonus): TABLE_BYTES and blockwise_attention with the online softmax."""
+from __future__ import annotations
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import Call, CheckFailed, CheckList
+
 ASSIGNMENT = "06_long_sequences"
-TASKS: list[str] = []
-CHECKS = []
-MISCONCEPTIONS: dict[str, str] = {}
+TASKS = ["TABLE_BYTES", "blockwise_attention"]
+GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask"]
+MISCONCEPTIONS = {
+    "TABLE_BYTES.one_head": "counts the table of one head instead of all 8",
+    "TABLE_BYTES.float64": "counts 8 bytes per weight (float64) instead of 4 (float32)",
+    "TABLE_BYTES.linear_in_n": "counts n weights per head instead of n x n",
+    "TABLE_BYTES.bits": "counts bits instead of bytes",
+    "blockwise_attention.no_rescale": "does not rescale the running total and sum when the running maximum grows",
+    "blockwise_attention.per_block_softmax": "normalises each block on its own and adds (or averages) the blocks",
+    "blockwise_attention.no_scaling": "does not divide the scores by sqrt(d_k)",
+    "blockwise_attention.masked_nan": "a block (or row) whose keys are all masked gives NaN (-inf - -inf)",
+    "blockwise_attention.no_max_subtraction": "no running maximum: exp overflows at large scores",
+    "blockwise_attention.mask_ignored": "ignores the mask",
+    "blockwise_attention.full_matrix": "builds the full n_q x n_k table of scores or weights",
+}
+checks = CheckList()
+CHECKS = checks
+
+# The seeds' setting and the field notes' measurement: one head-batch of 8 heads at n = 4096 in float32.
+TABLE_HEADS, TABLE_N, TABLE_ITEMSIZE = 8, 4096, 4
+
+
+# ---------------------------------------------------------------- TABLE_BYTES
+@checks.add("TABLE_BYTES", "value", "bytes of the weights of 8 heads at n = 4096 in float32",
+            calls=lambda rng: [Call("TABLE_BYTES", value_only=True)])
+def _(calls, outcomes):
+    got = expect.number(outcomes[0], calls[0], "`TABLE_BYTES`")
+    right = TABLE_HEADS * TABLE_N * TABLE_N * TABLE_ITEMSIZE
+    candidates = [
+        (TABLE_N * TABLE_N * TABLE_ITEMSIZE, "TABLE_BYTES.one_head",
+         "your count is the table of one head; every one of the 8 heads has its own n x n table."),
+        (right * 2, "TABLE_BYTES.float64", "your count uses 8 bytes per weight; a float32 weight takes 4 bytes."),
+        (TABLE_HEADS * TABLE_N * TABLE_ITEMSIZE, "TABLE_BYTES.linear_in_n",
+         "your count grows like n; every query has a weight for every key, so the table has n x n entries per head."),
+        (right * 8, "TABLE_BYTES.bits", "your count is in bits; TABLE_BYTES asks for bytes (4 per float32 weight)."),
+    ]
+    if got == right:
+        return
+    for candidate, misconception, message in candidates:
+        if got == candidate:
+            raise CheckFailed(message, misconception)
+    if abs(got - right / 1e6) < 1 or abs(got - right / 2**20) < 1:
+        raise CheckFailed("give the count in bytes, not in megabytes.", "wrong_values")
+    raise CheckFailed("`TABLE_BYTES` is off: heads x n_q x n_k weights, 4 bytes each.", "wrong_values")
+
+
+# ---------------------------------------------------------------- blockwise_attention
+def _blockwise_mistake(Q, K, V, block_size, mask=None, scale=None, *, kind):
+    """Blockwise attention with a typical mistake (a candidate for diagnoses)."""
+    d_k = Q.shape[-1]
+    factor = 1 / np.sqrt(d_k) if scale is None else scale
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    m = np.full((*batch, n_q, 1), -np.inf)
+    total = np.zeros((*batch, n_q, 1))
+    acc = np.zeros((*batch, n_q, V.shape[-1]))
+    outs = []
+    with np.errstate(all="ignore"):
+        for start in range(0, n_k, block_size):
+            stop = min(start + block_size, n_k)
+            s = Q @ np.swapaxes(K[..., start:stop, :], -1, -2) * factor
+            if mask is not None:
+                s = np.where(np.broadcast_to(mask, (*batch, n_q, n_k))[..., start:stop], s, -np.inf)
+            if kind == "per_block":
+                outs.append(ref.softmax(s) @ V[..., start:stop, :])
+                continue
+            new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+            e = np.exp(s - new_m)
+            rescale = np.exp(m - new_m)
+            if kind in ("none", "acc_only"):
+                total = total + e.sum(axis=-1, keepdims=True)
+            else:
+                total = total * rescale + e.sum(axis=-1, keepdims=True)
+            if kind in ("none", "total_only"):
+                acc = acc + e @ V[..., start:stop, :]
+            else:
+                acc = acc * rescale + e @ V[..., start:stop, :]
+            m = new_m
+    if kind == "per_block":
+        return sum(outs), sum(outs) / len(outs)
+    with np.errstate(all="ignore"):
+        return acc / total
+
+
+def _blockwise_candidates(call):
+    Q, K, V = call.args[:3]
+    block_size = call.kwargs.get("block_size", call.args[3] if len(call.args) > 3 else 128)
+    mask, scale = call.kwargs.get("mask"), call.kwargs.get("scale")
+    message = ("your blocks are combined wrongly: when a later block raises a query's running maximum m, the "
+               "running total and the running weighted sum built with the old maximum must be multiplied by "
+               "exp(m_old - m_new) before the new block is added.")
+    for kind in ("none", "total_only", "acc_only"):
+        yield _blockwise_mistake(Q, K, V, block_size, mask, scale, kind=kind), "blockwise_attention.no_rescale", message
+    summed, averaged = _blockwise_mistake(Q, K, V, block_size, mask, scale, kind="per_block")
+    for candidate in (summed, averaged):
+        yield candidate, "blockwise_attention.per_block_softmax", \
+            ("your answer normalises each block on its own: the softmax runs over all keys, so keep a running "
+             "maximum, a running total of exponentials and a running weighted sum, and divide once at the end.")
+    if scale is None:
+        yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=1.0), "blockwise_attention.no_scaling", \
+            "your scores are not divided by sqrt(d_k)."
+    if mask is not None:
+        yield ref.blockwise_attention(Q, K, V, block_size, scale=scale), "blockwise_attention.mask_ignored", \
+            "your answer ignores the mask: masked keys must get weight 0 (a score of -inf before the exponential)."
+
+
+def _judge_blockwise(call, outcome, what="your output"):
+    Q, K, V = call.args[:3]
+    kwargs = dict(call.kwargs)
+    block_size = kwargs.pop("block_size", 128)
+    result = expect.array(outcome, call, what)
+    reference = ref.blockwise_attention(Q, K, V, block_size, **kwargs)
+    expect.shape(result, reference.shape, what, " (..., n_q, d_v): one row per query, the values' width")
+    if np.isnan(result).any() and not np.isnan(reference).any():
+        if kwargs.get("mask") is not None:
+            raise CheckFailed(f"{what} contains NaN where a block or a whole row of keys is masked: the running "
+                              f"maximum stays -inf there and -inf - (-inf) is NaN. Shift by 0 while the maximum is "
+                              f"-inf, and leave a query with no allowed key at zeros.", "blockwise_attention.masked_nan")
+    expect.close(result, reference, what, dtype=np.result_type(Q, K, V),
+                 diagnoses=_blockwise_candidates(call),
+                 generic="does not match attention over all keys.")
+
+
+def _bw_call(Q, K, V, block_size, **kwargs):
+    return Call("blockwise_attention", (Q, K, V), {"block_size": block_size, **kwargs})
+
+
+def _qkv(rng, batch, n_q, n_k, d_k, d_v, spread=2.0, dtype=np.float64):
+    # Scores of a few units and keys whose size grows along the sequence, so that later blocks
+    # raise the running maximum (without rescaling the answer is then far outside the tolerance).
+    Q = rng.standard_normal((*batch, n_q, d_k)) * spread
+    K = rng.standard_normal((*batch, n_k, d_k)) * np.linspace(0.5, 1.5, n_k)[:, None]
+    V = rng.standard_normal((*batch, n_k, d_v))
+    return tuple(np.asarray(a, dtype=dtype) for a in (Q, K, V))
+
+
+@checks.add("blockwise_attention", "matches_reference", "equals attention over all keys: n_q != n_k, blocks that do not divide n_k, batch axes",
+            calls=lambda rng: [_bw_call(*_qkv(rng, (), 5, 11, 6, 3), 4),
+                               _bw_call(*_qkv(rng, (2, 3), 7, 13, 4, 5), 5)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_blockwise(call, outcome)
+
+
+@checks.add("blockwise_attention", "block_sizes", "any block size (1, n_k, larger than n_k) gives the same answer; inputs unchanged",
+            calls=lambda rng: (lambda qkv: [_bw_call(*qkv, b) for b in (1, 3, 9, 20)])(_qkv(rng, (2,), 4, 9, 5, 2))
+            + [_bw_call(*_qkv(rng, (), 3, 8, 4, 3), 3, scale=0.3)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_blockwise(call, outcome, f"your output with block_size={call.kwargs['block_size']}")
+        expect.unmodified(outcome, call, {"0": "Q", "1": "K", "2": "V"})
+
+
+def _padding_and_causal(rng):
+    Q, K, V = _qkv(rng, (3,), 6, 10, 4, 3)
+    lengths = np.array([10, 4, 0])  # the last sequence is all padding: its queries have no allowed key
+    return [_bw_call(*_qkv(rng, (), 6, 9, 5, 2), 4, mask=ref.causal_mask(6, 9)),
+            _bw_call(Q, K, V, 3, mask=ref.padding_mask(lengths, 10))]
+
+
+@checks.add("blockwise_attention", "masks", "a causal mask and a padding mask with an empty sequence (zeros, no NaN)",
+            calls=_padding_and_causal)
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_blockwise(call, outcome, "your masked output")
+
+
+@checks.add("blockwise_attention", "large_scores_float32", "no overflow at scores near 1e3; float32 inputs",
+            calls=lambda rng: [_bw_call(*_qkv(rng, (), 4, 10, 8, 3, spread=1000.0), 3),
+                               _bw_call(*_qkv(rng, (2,), 5, 12, 6, 4, dtype=np.float32), 5)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        result = expect.array(outcome, call, "your output")
+        if not np.isfinite(result).all():
+            raise CheckFailed("your output contains NaN or inf at large scores: exp overflows. Subtract the running "
+                              "maximum before exponentiating (and rescale when it grows).",
+                              "blockwise_attention.no_max_subtraction")
+        _judge_blockwise(call, outcome)
+
+
+# The memory test: n_q x n_k float64 weights would take MEMORY_N_Q * MEMORY_N_K * 8 = 8 MiB. The
+# answer may use at most a quarter of that (2 MiB) at its peak: a blockwise answer with blocks of
+# 64 keys needs a few (n_q x 64) arrays of 0.25 MiB plus the (n_q, d_v) accumulator, i.e. 0.5-1.2 MiB
+# even when it makes a temporary at every step (measured: attention_ref 0.6 MiB, a naive loop with a
+# new array at every operation 1.1 MiB), while any answer that builds the table once is above 8 MiB.
+MEMORY_N_Q, MEMORY_N_K, MEMORY_BLOCK = 512, 2048, 64
+MEMORY_ALLOWED = MEMORY_N_Q * MEMORY_N_K * 8 // 4
+
+
+@checks.add("blockwise_attention", "memory", "never builds the n_q x n_k table (peak memory far below it)",
+            calls=lambda rng: [Call("blockwise_attention", _qkv(rng, (), MEMORY_N_Q, MEMORY_N_K, 16, 8),
+                                    {"block_size": MEMORY_BLOCK}, measure_peak=True)])
+def _(calls, outcomes):
+    call, outcome = calls[0], outcomes[0]
+    _judge_blockwise(call, outcome)
+    table = MEMORY_N_Q * MEMORY_N_K * 8
+    if outcome.peak_bytes is None:
+        raise CheckFailed("the peak memory of your answer could not be measured.", "grader.incomplete")
+    if outcome.peak_bytes > MEMORY_ALLOWED:
+        raise CheckFailed(f"your answer allocated {outcome.peak_bytes / 2**20:.1f} MiB at its peak for "
+                          f"{MEMORY_N_Q} queries and {MEMORY_N_K} keys, while the full table of weights is "
+                          f"{table / 2**20:.0f} MiB and blocks of {MEMORY_BLOCK} keys need about "
+                          f"{MEMORY_N_Q * MEMORY_BLOCK * 8 / 2**20:.1f} MiB each: it builds the n_q x n_k table "
+                          f"(of scores, weights or mask). Compute the scores of one block of keys at a time.",
+                          "blockwise_attention.full_matrix")
