@@ -1,5 +1,414 @@
-"""Checks of assignment 02_scaling (to be written)."""
+"""Checks of 02_scaling: the variance argument, scale_scores, saturation, attention without a mask, Stop and try."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import Call, CheckFailed, CheckList
+
 ASSIGNMENT = "02_scaling"
-TASKS: list[str] = []
-CHECKS = []
-MISCONCEPTIONS: dict[str, str] = {}
+TASKS = ["score_variance", "scale_scores", "leading_weight", "softmax_jacobian", "scaled_dot_product_attention",
+         "STOP_AND_TRY_SCORES", "STOP_AND_TRY_WEIGHTS", "STOP_AND_TRY_LARGEST", "STOP_AND_TRY_REASON"]
+GIVEN = ["dot_product", "attention_scores", "softmax", "weighted_average"]  # built in 01
+MISCONCEPTIONS = {
+    "score_variance.std_not_variance": "returns the standard deviation (sqrt(d_k)) instead of the variance",
+    "score_variance.no_sum": "variance of one product instead of the sum of d_k products",
+    "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
+    "scale.none": "the scores are not scaled",
+    "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
+    "scale.multiplies": "multiplies by sqrt(d_k) instead of dividing",
+    "scale.by_n_k": "divides by sqrt of the number of keys instead of sqrt(d_k)",
+    "scale.by_d_v": "divides by sqrt of the value width d_v instead of sqrt(d_k)",
+    "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
+    "leading_weight.scaled_by_width": "divides by the width instead of its square root",
+    "softmax_jacobian.sign": "p p^T - diag(p): the sign of the Jacobian is flipped",
+    "softmax_jacobian.diagonal_only": "only the diagonal p_i (1 - p_i); the off-diagonal -p_i p_j are missing",
+    "softmax_jacobian.no_outer": "diag(p) without subtracting the outer product p p^T",
+    "attention.softmax_wrong_axis": "softmax over the query axis instead of the key axis",
+    "attention.k_not_transposed": "Q @ K without transposing K",
+    "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
+    "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
+    "STOP_AND_TRY.scaled_scores": "gave scaled scores (or weights) where the raw dot products were asked",
+    "STOP_AND_TRY.unscaled_weights": "the Stop-and-try weights without the division by sqrt(d_k)",
+    "STOP_AND_TRY.scaled_by_d_k": "the Stop-and-try weights divided by d_k instead of sqrt(d_k)",
+    "STOP_AND_TRY.wrong_key": "picked a key other than the one aligned with the query",
+    "STOP_AND_TRY.zero_based": "numbered the keys from 0",
+    "STOP_AND_TRY.wrong_reason": "picked a reason that does not explain the largest weight",
+}
+checks = CheckList()
+CHECKS = checks
+
+SEED_Q = np.array([[1.0, 0.0]])                                  # seed 002, Example 1
+SEED_K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+SEED_V = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])        # seed 002, Example 2
+STOP_Q = np.array([1.0, 0.0])                                    # seed 000, Stop and try
+STOP_K = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+REASONS = "abcde"
+RIGHT_REASON = "a"  # see the list of reasons in the notebook
+
+
+# ---------------------------------------------------------------- score_variance
+VARIANCE_CASES = ((1, 20_000), (16, 20_000), (64, 20_000))
+
+
+def _variance_band(d_k: int, n: int) -> float:
+    # The dot product of two independent standard-normal vectors of length d has variance d and
+    # fourth central moment 3d^2 + 6d, so the sample variance of n of them has standard deviation
+    # sqrt((2 d^2 + 6 d) / n) (about 1 % of d at d = 64, n = 20 000). Six of those: a correct
+    # answer fails with probability about 2e-9 whatever its random stream.
+    return 6 * math.sqrt((2 * d_k * d_k + 6 * d_k) / n)
+
+
+@checks.add("score_variance", "matches_d_k", "the variance of q . k is close to d_k (d_k = 1, 16 and 64)",
+            calls=lambda rng: [Call("score_variance", (d, n), {"rng": int(rng.integers(1 << 30))})
+                               for d, n in VARIANCE_CASES])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        d_k, n = call.args
+        got = expect.number(outcome, call, f"`score_variance({d_k}, ...)`")
+        if abs(got - d_k) <= _variance_band(d_k, n):
+            continue
+        if d_k > 1 and abs(got - math.sqrt(d_k)) <= _variance_band(d_k, n) / (2 * math.sqrt(d_k)) + 0.05 * math.sqrt(d_k):
+            raise CheckFailed(f"at d_k = {d_k} your answer is close to sqrt(d_k): that is the standard deviation of "
+                              "the dot products; their variance is its square.", "score_variance.std_not_variance")
+        if d_k > 1 and abs(got - 1.0) < 0.1:
+            raise CheckFailed(f"at d_k = {d_k} your answer is close to 1, the variance of a single product q_i k_i: "
+                              "the score is the *sum* of d_k such products, and variances of independent terms add.",
+                              "score_variance.no_sum")
+        raise CheckFailed(f"at d_k = {d_k} your variance is too far from d_k for {n} samples: draw the entries of q "
+                          "and k from a standard normal, take the dot product of each pair and the variance of those "
+                          "dot products.", "wrong_values")
+
+
+@checks.add("score_variance", "uses_rng", "the same rng seed gives the same estimate",
+            calls=lambda rng: [Call("score_variance", (8, 2000), {"rng": 7}), Call("score_variance", (8, 2000), {"rng": 7})])
+def _(calls, outcomes):
+    first = expect.number(outcomes[0], calls[0])
+    second = expect.number(outcomes[1], calls[1])
+    if first != second:
+        raise CheckFailed("two calls with rng=7 gave different estimates: draw your samples from "
+                          "`np.random.default_rng(rng)` so that a seed reproduces the experiment.",
+                          "score_variance.ignores_rng")
+
+
+# ---------------------------------------------------------------- scale_scores
+def _scale_diagnoses(scores, d_k):
+    return [
+        (scores, "scale.none", "your scores are unchanged: divide them by sqrt(d_k)."),
+        (scores / d_k, "scale.by_d_k", "you divided by d_k; the divisor is its square root, sqrt(d_k), "
+                                       "the standard deviation of a raw score."),
+        (scores * math.sqrt(d_k), "scale.multiplies", "you multiplied by sqrt(d_k): divide instead, to shrink the scores."),
+        (scores / math.sqrt(scores.shape[-1]), "scale.by_n_k",
+         "you divided by the square root of the number of keys (the scores' last axis); the divisor is the key width "
+         "d_k, which is passed as an argument because the scores do not show it."),
+    ]
+
+
+def _judge_scale(call, outcome):
+    scores, d_k = call.args
+    got = expect.array(outcome, call, "your scaled scores")
+    expect.shape(got, scores.shape, "your scaled scores", " (the shape of the scores)")
+    expect.close(got, ref.scale_scores(scores, d_k), "your scaled scores", dtype=scores.dtype,
+                 diagnoses=_scale_diagnoses(scores, d_k), generic="do not equal scores / sqrt(d_k).")
+
+
+@checks.add("scale_scores", "seed_example", "raw scores (2, 1, 0) with d_k = 2 become (1.414, 0.707, 0)",
+            calls=lambda rng: [Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 2))])
+def _(calls, outcomes):
+    _judge_scale(calls[0], outcomes[0])
+
+
+@checks.add("scale_scores", "matches_reference", "batched, non-square scores with d_k different from n_k; float32",
+            calls=lambda rng: [Call("scale_scores", (rng.standard_normal((2, 3, 5)) * 8, 16)),
+                               Call("scale_scores", (rng.standard_normal((4, 7)).astype(np.float32) * 8, 64))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_scale(call, outcome)
+
+
+@checks.add("scale_scores", "input_unmodified", "leaves the scores unchanged",
+            calls=lambda rng: [Call("scale_scores", (rng.standard_normal((3, 4)) * 5, 9))])
+def _(calls, outcomes):
+    expect.value(outcomes[0], calls[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "scores"})
+
+
+# ---------------------------------------------------------------- leading_weight
+def _judge_leading(calls, outcomes, scaled):
+    for call, outcome in zip(calls, outcomes):
+        width = call.args[0]
+        got = expect.number(outcome, call, f"`leading_weight({width!r}, scaled={scaled})`")
+        want = ref.leading_weight(width, scaled=scaled)
+        if expect.allclose(got, want, 1e-6, 1e-9):
+            continue
+        if not math.isfinite(got):
+            raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
+                              "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
+        if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), 1e-6, 1e-9):
+            raise CheckFailed("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the "
+                              "raw scores by sqrt(width).", "leading_weight.flag_inverted")
+        if scaled:
+            raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+            if expect.allclose(got, float(ref.softmax(raw / width)[0]), 1e-6, 1e-9):
+                raise CheckFailed("you divided the raw scores by the width; divide by its square root.",
+                                  "leading_weight.scaled_by_width")
+        raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is off: the raw scores are (2, 1, 0) times "
+                          "sqrt(width); return the largest softmax weight.", "wrong_values")
+
+
+@checks.add("leading_weight", "scaled_flat", "scaled: the leading weight stays at 0.665 at every width",
+            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": True}) for w in (1, 2, 64, 512, 4096, 2.5)])
+def _(calls, outcomes):
+    _judge_leading(calls, outcomes, True)
+
+
+@checks.add("leading_weight", "unscaled_saturates", "unscaled: the leading weight grows towards 1 with the width",
+            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": False}) for w in (1, 4, 16, 512, 1_000_000)])
+def _(calls, outcomes):
+    _judge_leading(calls, outcomes, False)
+
+
+# ---------------------------------------------------------------- softmax_jacobian
+def _judge_jacobian(call, outcome):
+    p = call.args[0]
+    J = expect.array(outcome, call, "your Jacobian")
+    n = p.shape[0]
+    expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
+    expect.close(J, ref.softmax_jacobian(p), "your Jacobian", diagnoses=[
+        (np.outer(p, p) - np.diag(p), "softmax_jacobian.sign",
+         "your Jacobian has the opposite sign: d p_i / d x_i = p_i (1 - p_i) is positive."),
+        (np.diag(p * (1 - p)), "softmax_jacobian.diagonal_only",
+         "your diagonal is right but the off-diagonal entries are 0: raising score j lowers every other "
+         "weight, d p_i / d x_j = -p_i p_j."),
+        (np.diag(p), "softmax_jacobian.no_outer", "you returned diag(p): subtract the outer product p p^T."),
+    ], generic="does not match diag(p) - p p^T.")
+
+
+@checks.add("softmax_jacobian", "matches_reference",
+            "the worked example's weights and random probability vectors; p left unchanged",
+            calls=lambda rng: [Call("softmax_jacobian", (ref.softmax(np.array([2.0, 1.0, 0.0])),)),
+                               Call("softmax_jacobian", (ref.softmax(rng.standard_normal(5)),)),
+                               Call("softmax_jacobian", (ref.softmax(rng.standard_normal(2)),))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_jacobian(call, outcome)
+        expect.unmodified(outcome, call, {"0": "p"})
+
+
+@checks.add("softmax_jacobian", "saturated", "a saturated softmax (one weight near 1) has a Jacobian near 0",
+            calls=lambda rng: [Call("softmax_jacobian", (ref.softmax(np.array([2.0, 1.0, 0.0]) * math.sqrt(512)),)),
+                               Call("softmax_jacobian", (ref.softmax(rng.standard_normal(4) * 40),))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_jacobian(call, outcome)
+
+
+# ---------------------------------------------------------------- scaled_dot_product_attention (no mask)
+def sdpa_candidates(Q, K, V, mask=None):
+    """Results of typical attention mistakes (output, weights, misconception, message)."""
+    d_k, n_k, d_v = Q.shape[-1], K.shape[-2], V.shape[-1]
+    raw = Q @ np.swapaxes(K, -1, -2)
+
+    def attend(scores, axis=-1):
+        if mask is not None:
+            scores = ref.apply_mask(scores, mask)
+        w = ref.softmax(scores, axis=axis)
+        return w @ V, w
+
+    yield (*attend(raw), "scale.none", "your weights are those of the raw scores: divide the scores by sqrt(d_k) "
+                                       "before the softmax.")
+    yield (*attend(raw / d_k), "scale.by_d_k", "you divided the scores by d_k; divide by sqrt(d_k).")
+    if n_k != d_k:
+        yield (*attend(raw / math.sqrt(n_k)), "scale.by_n_k",
+               "you divided by the square root of the number of keys; the divisor is sqrt(d_k), the key width.")
+    if d_v != d_k:
+        yield (*attend(raw / math.sqrt(d_v)), "scale.by_d_v",
+               "you divided by the square root of the value width d_v; the divisor is sqrt(d_k), the key width.")
+    yield (*attend(raw / math.sqrt(d_k), axis=-2), "attention.softmax_wrong_axis",
+           "your weights sum to 1 down each column: the softmax ran over the query axis; each query's row must sum "
+           "to 1 over the keys (axis -1).")
+
+
+def judge_attention(call, outcome, *, mask=None, what=""):
+    """Compare (output, weights) with the reference; diagnose the usual mistakes."""
+    Q, K, V = call.args[:3]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
+    if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error):
+        if batch:
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: on a batched array `.T` "
+                              "reverses every axis, the batch axes too; swap only the last two axes of K.",
+                              "attention.batched_transpose")
+        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up; "
+                          "the scores are Q K^T (K transposed).", "attention.k_not_transposed")
+    out, weights = expect.pair(outcome, call)
+    if n_k != d_v and out.shape == batch + (n_q, n_k) and weights.shape == batch + (n_q, d_v):
+        raise CheckFailed("you returned (weights, output): return the output first, then the weights.",
+                          "attention.swapped_return")
+    expect.shape(out, batch + (n_q, d_v), f"your output{what}", " = (..., n_q, d_v)")
+    expect.shape(weights, batch + (n_q, n_k), f"your weights{what}", " = (..., n_q, n_k)")
+    ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    dtype = np.result_type(Q, K, V)
+    rtol, atol = expect.tolerances(dtype)
+    if not (expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol)):
+        with np.errstate(all="ignore"):
+            for c_out, c_w, misconception, message in sdpa_candidates(Q, K, V, mask):
+                if expect.allclose(weights, c_w, rtol, atol):
+                    raise CheckFailed(message, misconception)
+        if np.isnan(weights).any() or np.isnan(out).any():
+            raise CheckFailed(f"your weights or output{what} contain NaN: at large scores exp overflows unless "
+                              "each row's maximum is subtracted first (the given `softmax` does it).", "nan")
+    expect.close(weights, ref_w, f"your weights{what}", dtype=dtype,
+                 generic="do not match softmax(Q K^T / sqrt(d_k)) along the key axis.")
+    expect.close(out, ref_out, f"your output{what}", dtype=dtype,
+                 generic="does not match the weights times V (your weights are right: check the last step).")
+
+
+@checks.add("scaled_dot_product_attention", "seed_example",
+            "the seed's example: weights ≈ (0.455, 0.225, 0.320), output ≈ (6.15, 3.85)",
+            calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V))])
+def _(calls, outcomes):
+    judge_attention(calls[0], outcomes[0])
+
+
+@checks.add("scaled_dot_product_attention", "non_square", "n_q, n_k, d_k and d_v all different",
+            calls=lambda rng: [Call("scaled_dot_product_attention",
+                                    (rng.standard_normal((3, 4)) * 2, rng.standard_normal((5, 4)) * 2,
+                                     rng.standard_normal((5, 6))))])
+def _(calls, outcomes):
+    judge_attention(calls[0], outcomes[0])
+
+
+@checks.add("scaled_dot_product_attention", "batched", "leading axes (2 sequences, 3 heads) and float32 inputs",
+            calls=lambda rng: [Call("scaled_dot_product_attention",
+                                    (rng.standard_normal((2, 3, 4, 8)) * 2, rng.standard_normal((2, 3, 6, 8)) * 2,
+                                     rng.standard_normal((2, 3, 6, 5)))),
+                               Call("scaled_dot_product_attention",
+                                    tuple(rng.standard_normal(s).astype(np.float32) * 2
+                                          for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        judge_attention(call, outcome)
+
+
+@checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
+            calls=lambda rng: [Call("scaled_dot_product_attention",
+                                    (rng.standard_normal((3, 4)) * 100, rng.standard_normal((5, 4)) * 100,
+                                     rng.standard_normal((5, 2))))])
+def _(calls, outcomes):
+    judge_attention(calls[0], outcomes[0])
+
+
+@checks.add("scaled_dot_product_attention", "inputs_unmodified", "leaves Q, K and V unchanged",
+            calls=lambda rng: [Call("scaled_dot_product_attention",
+                                    (rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 2))))])
+def _(calls, outcomes):
+    expect.value(outcomes[0], calls[0])
+    expect.unmodified(outcomes[0], calls[0], {"0": "Q", "1": "K", "2": "V"})
+
+
+# ---------------------------------------------------------------- Stop and try
+def _three_numbers(outcome, call, what):
+    arr = expect.array(outcome, call, what)
+    if arr.size != 3:
+        raise CheckFailed(f"{what} should hold three numbers, one per key, got {arr.size}", "wrong_shape")
+    return arr.astype(float).ravel()
+
+
+# Values typed by hand are rounded; 3 decimals is what the lesson prints, so allow half a unit of
+# the third decimal (every misconception below is off by more than 0.05).
+HAND_ATOL = 5e-3
+
+
+@checks.add("STOP_AND_TRY_SCORES", "format", "three numbers, one per key",
+            calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])
+def _(calls, outcomes):
+    _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_SCORES`")
+
+
+@checks.add("STOP_AND_TRY_SCORES", "values", "the raw dot products of the query with each key", public=False,
+            calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])
+def _(calls, outcomes):
+    got = _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_SCORES`")
+    raw = STOP_K @ STOP_Q
+    if np.allclose(got, raw, atol=HAND_ATOL):
+        return
+    if np.allclose(got, raw / math.sqrt(2), atol=HAND_ATOL) or np.allclose(got, ref.softmax(raw / math.sqrt(2)), atol=HAND_ATOL) \
+            or np.allclose(got, ref.softmax(raw), atol=HAND_ATOL):
+        raise CheckFailed("these are scaled scores or weights; the question asks for the raw dot products q . k.",
+                          "STOP_AND_TRY.scaled_scores")
+    raise CheckFailed("the raw scores are the dot products of the query with each key, in the order of the keys.",
+                      "wrong_values")
+
+
+@checks.add("STOP_AND_TRY_WEIGHTS", "format", "three non-negative weights that sum to 1",
+            calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)])
+def _(calls, outcomes):
+    got = _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_WEIGHTS`")
+    if (got < 0).any() or abs(got.sum() - 1) > 3 * HAND_ATOL:
+        raise CheckFailed("weights are non-negative and sum to 1: apply the softmax to the scaled scores.", "wrong_values")
+
+
+@checks.add("STOP_AND_TRY_WEIGHTS", "values", "the weights of the scaled scores (d_k = 2)", public=False,
+            calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)])
+def _(calls, outcomes):
+    got = _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_WEIGHTS`")
+    raw = STOP_K @ STOP_Q
+    if np.allclose(got, ref.softmax(raw / math.sqrt(2)), atol=HAND_ATOL):
+        return
+    if np.allclose(got, ref.softmax(raw), atol=HAND_ATOL):
+        raise CheckFailed("these are the weights of the raw scores: divide the scores by sqrt(d_k) = sqrt(2) "
+                          "before the softmax.", "STOP_AND_TRY.unscaled_weights")
+    if np.allclose(got, ref.softmax(raw / 2), atol=HAND_ATOL):
+        raise CheckFailed("you divided the scores by d_k = 2; divide by sqrt(2) ≈ 1.414.", "STOP_AND_TRY.scaled_by_d_k")
+    raise CheckFailed("the weights are the softmax of the scaled scores, in the order of the keys.", "wrong_values")
+
+
+def _choice(outcome, call, what):
+    value = expect.value(outcome, call)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value not in (1, 2, 3):
+        raise CheckFailed(f"{what} should be 1, 2 or 3 (the keys are numbered from 1), got {value!r}",
+                          "STOP_AND_TRY.zero_based" if value == 0 else "wrong_type")
+    return value
+
+
+@checks.add("STOP_AND_TRY_LARGEST", "format", "one of 1, 2 or 3",
+            calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)])
+def _(calls, outcomes):
+    _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`")
+
+
+@checks.add("STOP_AND_TRY_LARGEST", "value", "the key that gets the largest weight", public=False,
+            calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)])
+def _(calls, outcomes):
+    if _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`") != 1 + int(np.argmax(STOP_K @ STOP_Q)):
+        raise CheckFailed("that key does not get the largest weight: the largest score gets the largest weight.",
+                          "STOP_AND_TRY.wrong_key")
+
+
+def _letter(outcome, call):
+    value = expect.value(outcome, call)
+    if not isinstance(value, str) or value.strip().lower() not in REASONS:
+        raise CheckFailed(f"`STOP_AND_TRY_REASON` should be one letter from {', '.join(repr(c) for c in REASONS)}, "
+                          f"as a string, got {value!r}", "wrong_type")
+    return value.strip().lower()
+
+
+@checks.add("STOP_AND_TRY_REASON", "format", "one of the letters of the list",
+            calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])
+def _(calls, outcomes):
+    _letter(outcomes[0], calls[0])
+
+
+@checks.add("STOP_AND_TRY_REASON", "value", "the reason that explains the largest weight", public=False,
+            calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])
+def _(calls, outcomes):
+    if _letter(outcomes[0], calls[0]) != RIGHT_REASON:
+        raise CheckFailed("that reason does not explain the largest weight; reread which part of the computation "
+                          "decides the order of the weights.", "STOP_AND_TRY.wrong_reason")

@@ -1,5 +1,375 @@
-"""Checks of assignment 03_masking (to be written)."""
+"""Checks of 03_masking: causal_mask, padding_mask, apply_mask, scaled_dot_product_attention with a mask."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import Call, CheckFailed, CheckList
+from .nb02_scaling import judge_attention
+
 ASSIGNMENT = "03_masking"
-TASKS: list[str] = []
-CHECKS = []
-MISCONCEPTIONS: dict[str, str] = {}
+TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attention"]
+GIVEN = ["attention_scores", "softmax", "weighted_average", "scale_scores"]  # built in 01 and 02
+MISCONCEPTIONS = {
+    "causal_mask.no_diagonal": "causal mask without the diagonal (a position may not attend to itself)",
+    "causal_mask.inverted": "True marks the hidden (future) keys instead of the allowed ones",
+    "causal_mask.bottom_right": "bottom-right aligned causal mask (the last query sees every key)",
+    "causal_mask.not_bool": "returns numbers (0/1) instead of booleans",
+    "causal_mask.square_only": "ignores n_k (always square)",
+    "padding_mask.wrong_axis": "hides padded queries instead of padded keys",
+    "padding_mask.no_query_axis": "shape (batch, n_k) without the query axis: broadcasts the batch against the queries",
+    "padding_mask.off_by_one": "off by one: keeps (or hides) the key at position `length`",
+    "padding_mask.inverted": "True marks the padding instead of the real keys",
+    "padding_mask.not_bool": "returns numbers (0/1) instead of booleans",
+    "mask.fill_zero": "hidden scores set to 0 (not -inf): they still get weight after the softmax",
+    "mask.inverted": "keeps the hidden scores and hides the allowed ones",
+    "mask.float_as_bool": "reads an additive float mask as a boolean one",
+    "mask.float_ignored": "ignores a floating (additive) mask",
+    "mask.after_softmax": "mask applied after the softmax: the rows no longer sum to 1",
+    "mask.after_softmax_renormalised": "mask applied after a softmax of the unmasked scores, then renormalised, "
+                                       "without a guard for fully masked rows",
+    "mask.ignored": "the mask argument is ignored",
+    "mask.large_negative_fill": "hidden scores set to a large negative number: a fully masked row gets uniform "
+                                "weights instead of zeros",
+    "mask.fully_masked_nan": "a fully masked row gives NaN (0/0) instead of zeros",
+    "mask.before_scaling": "additive mask added before the division by sqrt(d_k)",
+}
+checks = CheckList()
+CHECKS = checks
+
+
+def _bool_array(outcome, call, what):
+    arr = expect.array(outcome, call, what)
+    return arr
+
+
+# ---------------------------------------------------------------- causal_mask
+def _judge_causal(call, outcome):
+    n_q = call.args[0]
+    n_k = call.args[1] if len(call.args) > 1 else n_q
+    what = f"`{call.describe()}`"
+    got = expect.array(outcome, call, what)
+    expect.shape(got, (n_q, n_k), what, " = (n_q, n_k)", diagnoses=[
+        ((n_q, n_q), "causal_mask.square_only", "you ignored n_k: there can be more or fewer keys than queries."),
+    ])
+    want = ref.causal_mask(n_q, n_k)
+    as_bool = got.astype(bool) if got.dtype.kind in "biu" or set(np.unique(got)) <= {0.0, 1.0} else None
+    if as_bool is None or not np.array_equal(as_bool, want):
+        for candidate, misconception, message in (
+            (np.tril(np.ones((n_q, n_k), bool), k=-1), "causal_mask.no_diagonal",
+             "the diagonal is False: position i may attend to itself (key j = i), only later keys are hidden."),
+            (~want, "causal_mask.inverted",
+             "True marks the hidden keys: in this course (as in PyTorch's and JAX's boolean masks) True means "
+             "*may attend*."),
+            (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
+             "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
+             "sees keys 0..i, whatever n_k is (`np.tril` of an (n_q, n_k) array of ones)."),
+        ):
+            if as_bool is not None and np.array_equal(as_bool, candidate):
+                raise CheckFailed(message, misconception)
+        raise CheckFailed(f"{what} is wrong: query i may attend key j exactly when j <= i.", "wrong_values")
+
+
+@checks.add("causal_mask", "square", "square masks (n = 1, 3 and 6): j <= i, diagonal included",
+            calls=lambda rng: [Call("causal_mask", (n,)) for n in (1, 3, 6)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_causal(call, outcome)
+
+
+@checks.add("causal_mask", "non_square", "more keys than queries and fewer (top-left aligned)",
+            calls=lambda rng: [Call("causal_mask", (3, 5)), Call("causal_mask", (5, 2))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_causal(call, outcome)
+
+
+@checks.add("causal_mask", "bool", "returns booleans (True = may attend)",
+            calls=lambda rng: [Call("causal_mask", (4,))])
+def _(calls, outcomes):
+    got = expect.array(outcomes[0], calls[0], "`causal_mask(4)`")
+    if got.dtype != bool:
+        raise CheckFailed(f"`causal_mask(4)` has dtype {got.dtype}; return booleans (`dtype=bool`). A float mask "
+                          "means an additive bias in this course, so a 0/1 float mask would add 1 to allowed "
+                          "scores instead of hiding the others.", "causal_mask.not_bool")
+
+
+# ---------------------------------------------------------------- padding_mask
+def _judge_padding(call, outcome):
+    lengths, n_k = call.args
+    batch = lengths.shape[0]
+    what = f"`padding_mask` for lengths {lengths.tolist()} and n_k = {n_k}"
+    got = expect.array(outcome, call, what)
+    expect.shape(got, (batch, 1, n_k), what, " = (batch, 1, n_k)", diagnoses=[
+        ((batch, n_k, 1), "padding_mask.wrong_axis",
+         "the padding axis is the key axis: the mask must be (batch, 1, n_k) so that every query skips the padded "
+         "keys."),
+        ((batch, n_k), "padding_mask.no_query_axis",
+         "keep a middle axis of length 1, (batch, 1, n_k): without it the batch axis would broadcast against the "
+         "query axis of the scores (batch, n_q, n_k)."),
+    ])
+    want = ref.padding_mask(lengths, n_k)
+    flat = got.astype(bool) if got.dtype.kind in "biuf" else got
+    if not np.array_equal(flat, want):
+        positions = np.arange(n_k)[None, None, :]
+        for candidate, misconception, message in (
+            (positions <= lengths[:, None, None], "padding_mask.off_by_one",
+             "off by one: a sequence of length L has keys 0 .. L-1; key L is already padding."),
+            (positions < lengths[:, None, None] - 1, "padding_mask.off_by_one",
+             "off by one: a sequence of length L has keys 0 .. L-1, all of them real."),
+            (~want, "padding_mask.inverted", "True marks the padding: in this course True means *may attend*."),
+        ):
+            if np.array_equal(flat, candidate):
+                raise CheckFailed(message, misconception)
+        raise CheckFailed(f"{what} is wrong: key j is real (True) exactly when j < the sequence's length.",
+                          "wrong_values")
+
+
+@checks.add("padding_mask", "values", "a batch of three sequences padded to n_k = 6 (one unpadded)",
+            calls=lambda rng: [Call("padding_mask", (np.array([2, 6, 4]), 6))])
+def _(calls, outcomes):
+    _judge_padding(calls[0], outcomes[0])
+    got = expect.array(outcomes[0], calls[0], "your padding mask")
+    if got.dtype != bool:
+        raise CheckFailed(f"your padding mask has dtype {got.dtype}; return booleans (True = may attend): a float mask "
+                          "is an additive bias in this course.", "padding_mask.not_bool")
+
+
+@checks.add("padding_mask", "random_lengths", "random lengths and widths, including an empty sequence",
+            calls=lambda rng: [Call("padding_mask", (np.array([0, 3, 1]), 4)),
+                               Call("padding_mask", (rng.integers(1, 9, size=5), 9))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_padding(call, outcome)
+
+
+@checks.add("padding_mask", "broadcasts", "the mask broadcasts against scores of shape (batch, n_q, n_k)",
+            calls=lambda rng: [Call("padding_mask", (np.array([1, 4]), 4))])
+def _(calls, outcomes):
+    got = expect.array(outcomes[0], calls[0], "your padding mask")
+    try:
+        np.broadcast_shapes(got.shape, (2, 3, 4))
+        ok = got.shape == (2, 1, 4)
+    except ValueError:
+        ok = False
+    if not ok:
+        _judge_padding(calls[0], outcomes[0])  # names the shape mistake
+        raise CheckFailed("your padding mask does not broadcast against scores of shape (batch, n_q, n_k).",
+                          "wrong_shape")
+
+
+# ---------------------------------------------------------------- apply_mask
+def _judge_apply(call, outcome, what="your masked scores"):
+    scores, mask = call.args
+    got = expect.array(outcome, call, what)
+    expect.shape(got, scores.shape, what, " (the shape of the scores)")
+    want = ref.apply_mask(scores, mask)
+    diagnoses = []
+    if mask.dtype == bool:
+        diagnoses += [
+            (np.where(mask, scores, 0.0), "mask.fill_zero",
+             "the hidden scores are 0, not -inf: exp(0) = 1, so hidden keys would still get weight. Use -np.inf."),
+            (scores * mask, "mask.fill_zero",
+             "multiplying by the mask sets hidden scores to 0, not -inf: exp(0) = 1, so hidden keys would still "
+             "get weight."),
+            (np.where(mask, -np.inf, scores), "mask.inverted",
+             "you hid the allowed keys and kept the hidden ones: True means *may attend*."),
+        ]
+    else:
+        diagnoses += [
+            (np.where(mask.astype(bool), scores, -np.inf), "mask.float_as_bool",
+             "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scores instead "
+             "of reading it as True/False."),
+            (scores, "mask.float_ignored", "you ignored the floating mask: add it to the scores."),
+        ]
+    expect.close(got, want, what, dtype=scores.dtype, diagnoses=diagnoses,
+                 generic="do not match: hidden positions must become -inf, the others keep their score "
+                         "(a floating mask is added).")
+
+
+@checks.add("apply_mask", "bool", "a boolean mask: hidden scores become -inf, the others are unchanged",
+            calls=lambda rng: [Call("apply_mask", (rng.standard_normal((4, 4)), ref.causal_mask(4))),
+                               Call("apply_mask", (rng.standard_normal((3, 5)), rng.random((3, 5)) < 0.6))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_apply(call, outcome)
+
+
+def _float_mask(rng, shape):
+    mask = np.where(rng.random(shape) < 0.3, -np.inf, 0.0)
+    mask[..., 0] = 0.0
+    return mask
+
+
+@checks.add("apply_mask", "float_additive", "a floating mask is added (0 keeps, -inf hides, other values shift)",
+            calls=lambda rng: [Call("apply_mask", (rng.standard_normal((3, 5)), _float_mask(rng, (3, 5)))),
+                               Call("apply_mask", (rng.standard_normal((2, 4)), -np.abs(rng.standard_normal((2, 4)))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_apply(call, outcome)
+
+
+@checks.add("apply_mask", "broadcast", "a padding mask (batch, 1, n_k) on batched scores; float32 scores",
+            calls=lambda rng: [Call("apply_mask", (rng.standard_normal((2, 3, 4)), ref.padding_mask([2, 4], 4))),
+                               Call("apply_mask", (rng.standard_normal((2, 3, 5)).astype(np.float32),
+                                                   ref.causal_mask(3, 5)))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_apply(call, outcome)
+
+
+@checks.add("apply_mask", "inputs_unmodified", "leaves the scores and the mask unchanged",
+            calls=lambda rng: [Call("apply_mask", (rng.standard_normal((3, 3)), ref.causal_mask(3))),
+                               Call("apply_mask", (rng.standard_normal((3, 3)), _float_mask(rng, (3, 3))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        expect.value(outcome, call)
+        expect.unmodified(outcome, call, {"0": "scores", "1": "mask"})
+
+
+# ---------------------------------------------------------------- scaled_dot_product_attention with a mask
+def _qkv(rng, n_q, n_k, d_k, d_v, batch=(), scale=1.0, dtype=np.float64):
+    return tuple((rng.standard_normal(batch + s) * f).astype(dtype)
+                 for s, f in (((n_q, d_k), scale), ((n_k, d_k), scale), ((n_k, d_v), 1.0)))
+
+
+def _masked_candidates(Q, K, V, mask):
+    """(weights, misconception, message) of the usual masking mistakes."""
+    d_k = Q.shape[-1]
+    scaled = (Q @ np.swapaxes(K, -1, -2)) / math.sqrt(d_k)
+    plain = ref.softmax(scaled)
+    if mask.dtype == bool:
+        yield plain, "mask.ignored", "your weights ignore the mask: hidden keys must get weight 0."
+        yield plain * mask, "mask.after_softmax", \
+            "you masked after the softmax: the remaining weights no longer sum to 1. Mask the scores (-inf) before it."
+        yield ref.softmax(np.where(mask, scaled, 0.0)), "mask.fill_zero", \
+            "hidden keys still get weight: their scores were set to 0 instead of -inf (exp(0) = 1)."
+        yield ref.softmax(ref.apply_mask(scaled, ~mask)), "mask.inverted", \
+            "your weights go to the hidden keys: True means *may attend*."
+        yield ref.softmax(np.where(mask, scaled, -1e9)), "mask.large_negative_fill", \
+            "a row whose keys are all hidden got equal weights on every key: with a large negative fill instead of " \
+            "-inf the softmax cannot tell that row is empty. Use -inf and guard the empty row (weights and output 0)."
+    else:
+        yield plain, "mask.float_ignored", "your weights ignore the floating (additive) mask."
+        yield ref.softmax(np.where(mask.astype(bool), scaled, -np.inf)), "mask.float_as_bool", \
+            "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scaled scores."
+        yield ref.softmax(ref.apply_mask(scaled * math.sqrt(d_k), mask) / math.sqrt(d_k)), "mask.before_scaling", \
+            "you added the floating mask before dividing by sqrt(d_k): the bias is added to the scaled scores " \
+            "(as PyTorch's attn_mask is)."
+
+
+def _judge_masked(call, outcome, what=""):
+    Q, K, V = call.args
+    mask = call.kwargs.get("mask")
+    if mask is None:
+        judge_attention(call, outcome, what=what)
+        return
+    if outcome.error and outcome.error.startswith("TypeError") and "mask" in outcome.error:
+        raise CheckFailed(f"`{call.describe()}` raised {outcome.error}: add the `mask=None` argument.", "mask.ignored")
+    out, weights = expect.pair(outcome, call)
+    ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    rtol, atol = expect.tolerances(np.result_type(Q, K, V))
+    if weights.shape == ref_w.shape and not expect.allclose(weights, ref_w, rtol, atol):
+        empty = ~(np.broadcast_to(ref_w, ref_w.shape).sum(axis=-1) > 0)  # fully masked rows
+        if empty.any() and np.isnan(weights[empty]).any():
+            raise CheckFailed("a query whose keys are all hidden got NaN weights: every score is -inf and the softmax "
+                              "divides 0 by 0. Guard that row: its weights and its output are all zeros.",
+                              "mask.fully_masked_nan")
+        with np.errstate(all="ignore"):
+            for c_w, misconception, message in _masked_candidates(Q, K, V, mask):
+                c_w = np.broadcast_to(c_w, ref_w.shape)
+                if expect.allclose(weights, c_w, rtol, atol) or (
+                        misconception == "mask.after_softmax" and expect.allclose(weights[~empty], c_w[~empty], rtol, atol)):
+                    raise CheckFailed(message, misconception)
+                if misconception == "mask.large_negative_fill" and empty.any() and \
+                        expect.allclose(weights[~empty], ref_w[~empty], rtol, atol) and \
+                        expect.allclose(weights[empty], c_w[empty], rtol, atol):
+                    raise CheckFailed(message, misconception)
+            # softmax, mask, then renormalise: right wherever a row has an allowed key
+            if empty.any() and expect.allclose(weights[~empty], ref_w[~empty], rtol, atol):
+                raise CheckFailed("rows with at least one allowed key are right, but a query whose keys are all hidden "
+                                  "must get weights and output of zeros (the guard for 0/0).",
+                                  "mask.after_softmax_renormalised")
+    judge_attention(call, outcome, mask=mask, what=what)
+
+
+def _sdpa(args, mask=None):
+    kwargs = {} if mask is None else {"mask": mask}
+    return Call("scaled_dot_product_attention", args, kwargs)
+
+
+@checks.add("scaled_dot_product_attention", "no_mask", "without a mask: non-square, batched (as in notebook 02)",
+            calls=lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 6, scale=2)), _sdpa(_qkv(rng, 4, 6, 8, 5, batch=(2, 3), scale=2))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_masked(call, outcome)
+
+
+@checks.add("scaled_dot_product_attention", "causal", "a causal mask: no weight on later keys, rows sum to 1",
+            calls=lambda rng: [_sdpa(_qkv(rng, 5, 5, 4, 3, scale=2), ref.causal_mask(5)),
+                               _sdpa(_qkv(rng, 4, 6, 3, 2, batch=(2,), scale=2), ref.causal_mask(4, 6))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_masked(call, outcome)
+
+
+@checks.add("scaled_dot_product_attention", "padding", "a padding mask (batch, 1, n_k) on a batch of sequences",
+            calls=lambda rng: [_sdpa(_qkv(rng, 4, 5, 6, 3, batch=(3,), scale=2), ref.padding_mask([2, 5, 3], 5))])
+def _(calls, outcomes):
+    _judge_masked(calls[0], outcomes[0])
+
+
+@checks.add("scaled_dot_product_attention", "float_mask", "floating masks: 0/-inf and a finite additive bias",
+            calls=lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 2, scale=2), _float_mask(rng, (3, 5))),
+                               _sdpa(_qkv(rng, 4, 4, 9, 3, scale=2),
+                                     -0.5 * np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_masked(call, outcome)
+
+
+def _fully_masked(rng):
+    mask = ref.padding_mask([0, 3], 3)  # the first sequence has no real key at all
+    causal = ref.causal_mask(3, 4)
+    causal[1] = False  # query 1 may attend nothing
+    return [_sdpa(_qkv(rng, 2, 3, 4, 5, batch=(2,)), mask), _sdpa(_qkv(rng, 3, 4, 4, 2), causal)]
+
+
+@checks.add("scaled_dot_product_attention", "fully_masked_row",
+            "a query with no allowed key gets zero weights and a zero output (no NaN)",
+            calls=lambda rng: _fully_masked(rng))
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_masked(call, outcome)
+
+
+@checks.add("scaled_dot_product_attention", "masked_large_scores", "large scores (1e3 and beyond) under a mask",
+            calls=lambda rng: [_sdpa(_qkv(rng, 4, 4, 4, 3, scale=60), ref.causal_mask(4))])
+def _(calls, outcomes):
+    _judge_masked(calls[0], outcomes[0])
+
+
+@checks.add("scaled_dot_product_attention", "masked_float32", "float32 inputs under a mask",
+            calls=lambda rng: [_sdpa(_qkv(rng, 5, 7, 16, 4, batch=(2,), scale=2, dtype=np.float32),
+                                     ref.causal_mask(5, 7))])
+def _(calls, outcomes):
+    _judge_masked(calls[0], outcomes[0])
+
+
+@checks.add("scaled_dot_product_attention", "mask_broadcast", "one (n_q, n_k) mask shared by every sequence and head",
+            calls=lambda rng: [_sdpa(_qkv(rng, 4, 6, 5, 3, batch=(2, 3), scale=2), ref.causal_mask(4, 6))])
+def _(calls, outcomes):
+    _judge_masked(calls[0], outcomes[0])
+
+
+@checks.add("scaled_dot_product_attention", "mask_unmodified", "leaves Q, K, V and the mask unchanged",
+            calls=lambda rng: [_sdpa(_qkv(rng, 4, 4, 3, 2), ref.causal_mask(4)),
+                               _sdpa(_qkv(rng, 3, 5, 3, 2), _float_mask(rng, (3, 5)))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        expect.value(outcome, call)
+        expect.unmodified(outcome, call, {"0": "Q", "1": "K", "2": "V", "mask": "mask"})
