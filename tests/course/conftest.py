@@ -8,8 +8,9 @@ Fixtures (all generic: pass an assignment id such as ``"01_scores_softmax"``):
     ``answers(a)`` (the instructor's answers, ``grade_id -> source``),
     ``solved(a)`` (the released notebook with every answer filled in),
     ``fill(a, answers)`` (the released notebook with some answers replaced),
-    ``grade(nb, a, seed=...)`` (in-process verdicts, fast) and
-    ``failed(nb, a)`` (``{grade_id: Verdict}`` of the failing checks).
+    ``grade(nb, a, seed=..., fast=False)`` (in-process verdicts; ``fast`` runs only the given and
+    nbgrader cells, skipping visible checks and plots) and
+    ``failed(nb, a)`` (``{grade_id: Verdict}`` of the failing checks, fast by default).
 
 ``nbgrader_course``
     A factory ``nbgrader_course(a) -> NbgraderCourse``: a temporary nbgrader course directory
@@ -24,6 +25,7 @@ Batch submissions: a kernel start costs about a second, an nbgrader process abou
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -81,11 +83,22 @@ class Course:
         base = self.solved(assignment) if on_solution else self.release(assignment)
         return submissions.fill(base, answers)
 
-    def grade(self, nb, assignment: str, seed: int = TEST_SEED) -> list[Verdict]:
-        return grade_notebook(nb, assignment, seed=seed)
+    @staticmethod
+    def answers_only(nb):
+        """A copy of ``nb`` without the plain code cells (visible checks, examples, plots): fast to execute.
 
-    def failed(self, nb, assignment: str, seed: int = TEST_SEED) -> dict[str, Verdict]:
-        return {v.grade_id: v for v in self.grade(nb, assignment, seed) if not v.passed}
+        The checks read only what the given cell and the solution cells define.
+        """
+        nb = copy.deepcopy(nb)
+        nb.cells = [c for c in nb.cells if c.cell_type == "code" and nbgrader_meta(c)]
+        return nb
+
+    def grade(self, nb, assignment: str, seed: int = TEST_SEED, *, fast: bool = False) -> list[Verdict]:
+        """In-process verdicts of every check; ``fast`` skips the plain cells (see ``answers_only``)."""
+        return grade_notebook(self.answers_only(nb) if fast else nb, assignment, seed=seed)
+
+    def failed(self, nb, assignment: str, seed: int = TEST_SEED, *, fast: bool = True) -> dict[str, Verdict]:
+        return {v.grade_id: v for v in self.grade(nb, assignment, seed, fast=fast) if not v.passed}
 
     # helpers for structural tests
     meta = staticmethod(lambda cell: nbgrader_meta(cell))
@@ -132,7 +145,8 @@ class Result:
 
 
 def _nbgrader(root: Path, *args: str, seed: int = TEST_SEED, timeout: int = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ, AUTOGRADER_SEED=str(seed), MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    env = dict(os.environ, AUTOGRADER_SEED=str(seed), MPLBACKEND="Agg", PYTHONWARNINGS="ignore",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))  # nbgrader runs `alembic`
     cmd = [sys.executable, "-m", "nbgrader", *args,
            f"--CourseDirectory.root={root}", "--CourseDirectory.course_id=course-tests",
            f"--CourseDirectory.db_url=sqlite:///{root / 'gradebook.db'}",
@@ -181,9 +195,10 @@ class NbgraderCourse:
         with sqlite3.connect(self.root / "gradebook.db") as db:
             rows = db.execute(
                 """
-                SELECT gc.name, g.auto_score, g.manual_score, gc.max_score, g.needs_manual_grade
+                SELECT bc.name, g.auto_score, g.manual_score, gc.max_score, g.needs_manual_grade
                 FROM grade g
                 JOIN grade_cells gc ON g.cell_id = gc.id
+                JOIN base_cell bc ON bc.id = gc.id
                 JOIN submitted_notebook sn ON g.notebook_id = sn.id
                 JOIN submitted_assignment sa ON sn.assignment_id = sa.id
                 JOIN assignment a ON sa.assignment_id = a.id
