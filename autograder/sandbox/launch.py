@@ -50,7 +50,7 @@ NOBODY = 65534
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Limits:
     """Resource limits of one verification (course.yml ``grading.sandbox``)."""
 

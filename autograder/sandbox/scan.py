@@ -46,7 +46,8 @@ OS_CALLS = {"_exit": "ends the process", "kill": "sends signals", "killpg": "sen
             "execve": "replaces the process", "execl": "replaces the process", "execvp": "replaces the process",
             "listdir": "lists files", "scandir": "lists files", "walk": "lists files", "chdir": "changes directory",
             "remove": "deletes files", "unlink": "deletes files", "rmdir": "deletes directories",
-            "setrlimit": "changes resource limits"}
+            "setrlimit": "changes resource limits", "write": "writes to a raw file descriptor",
+            "dup2": "redirects file descriptors", "close": "closes file descriptors"}
 SYS_ATTRS = {"modules": "the table of imported modules", "meta_path": "the import machinery",
              "path_hooks": "the import machinery", "settrace": "tracing hooks", "setprofile": "tracing hooks",
              "_getframe": "the caller's frames", "excepthook": "the traceback hook", "exit": "ends the process",

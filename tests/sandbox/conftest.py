@@ -1,0 +1,136 @@
+"""Submissions of 01_scores_softmax for the sandbox tests.
+
+``base_notebook`` is the released course notebook with the instructor's answers filled in
+(``solutions/`` and ``assignments/`` via :mod:`autograder.submissions`) when both exist, and
+otherwise a small fixture notebook with the same structure: a given cell, one solution cell per
+graded name (nbgrader ``grade_id`` = the name), visible checks and hidden test cells.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from autograder import submissions
+from autograder.checks import checks_for_assignment
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSIGNMENT = "01_scores_softmax"
+SOURCE = ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+RELEASE = ROOT / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+SEED = 4242
+
+ANSWERS = {
+    "dot_product": "def dot_product(q, k):\n    return float(np.sum(np.asarray(q) * np.asarray(k)))",
+    "attention_scores": "def attention_scores(Q, K):\n    return np.asarray(Q) @ np.swapaxes(np.asarray(K), -1, -2)",
+    "softmax": ("def softmax(x, axis=-1):\n    x = np.asarray(x)\n    e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+                "    return e / e.sum(axis=axis, keepdims=True)"),
+    "weighted_average": "def weighted_average(weights, V):\n    return np.asarray(weights) @ np.asarray(V)",
+}
+#: A wrong softmax (normalised over the whole array, global max): positive, finite, right shape.
+WRONG_SOFTMAX = ("def softmax(x, axis=-1):\n    x = np.asarray(x)\n    e = np.exp(x - x.max())\n"
+                 "    return e / e.sum()")
+
+
+def _meta(grade_id, *, grade=False, solution=False, locked=False, points=None):
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution,
+            "task": False}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def fixture_source_notebook():
+    """An nbgrader source notebook of 01 built from the real checks (used when the course's is missing)."""
+    nb = new_notebook(metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                                "language_info": {"name": "python"}})
+    nb.cells.append(new_code_cell(
+        "import numpy as np\nfrom autograder.hidden import check\nfrom autograder.notebook import Grader\n"
+        f"grader = Grader({ASSIGNMENT!r}, globals())", metadata=_meta("given", locked=True)))
+    checks = checks_for_assignment(ASSIGNMENT)
+    for task, answer in ANSWERS.items():
+        nb.cells.append(new_markdown_cell(f"Write `{task}`."))
+        header, _, body = answer.partition("\n")
+        nb.cells.append(new_code_cell(f"{header}\n    ### BEGIN SOLUTION\n{body}\n    ### END SOLUTION",
+                                      metadata=_meta(task, solution=True)))
+        nb.cells.append(new_code_cell(f'grader.check("{task}")'))
+        for check in (c for c in checks if c.task == task):
+            nb.cells.append(new_code_cell(
+                f'### BEGIN HIDDEN TESTS\ncheck("{check.grade_id}", globals())\n### END HIDDEN TESTS',
+                metadata=_meta(check.grade_id, grade=True, locked=True, points=1)))
+    nb.cells.append(new_code_cell("grader.summary()"))
+    return nb
+
+
+def released(source_nb):
+    """What ``nbgrader generate_assignment`` makes of a source notebook (enough for these tests)."""
+    nb = copy.deepcopy(source_nb)
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            cell.source = cell.source.split("### BEGIN SOLUTION")[0] + "    # YOUR CODE HERE\n    raise NotImplementedError()"
+        elif meta.get("grade"):
+            cell.source = ""
+    return nb
+
+
+def course_notebooks_exist() -> bool:
+    return SOURCE.exists() and RELEASE.exists()
+
+
+def base_notebook():
+    """The released notebook of 01 with every answer filled in (course notebook if there is one)."""
+    if course_notebooks_exist():
+        return submissions.fill(submissions.read(RELEASE), submissions.solution_answers(submissions.read(SOURCE)))
+    return submissions.fill(released(fixture_source_notebook()), ANSWERS)
+
+
+def with_answers(nb, answers: dict[str, str]):
+    return submissions.fill(nb, answers)
+
+
+def to_bytes(nb) -> bytes:
+    return nbformat.writes(nb).encode()
+
+
+def task_results(result, task: str) -> list[bool]:
+    return [v.passed for v in result.verdicts.values() if v.task == task]
+
+
+def tasks_passed(result) -> dict[str, bool]:
+    """task -> all its checks passed."""
+    out: dict[str, bool] = {}
+    for v in result.verdicts.values():
+        out[v.task] = out.get(v.task, True) and v.passed
+    return out
+
+
+@pytest.fixture(scope="session")
+def base():
+    return base_notebook()
+
+
+def strip_nbgrader(nb):
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    return nb
+
+
+def drop_cells(nb, predicate):
+    nb = copy.deepcopy(nb)
+    nb.cells = [c for c in nb.cells if not predicate(c)]
+    return nb
+
+
+def is_test(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def notebook_json(nb) -> dict:
+    return json.loads(nbformat.writes(nb))
