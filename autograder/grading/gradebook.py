@@ -138,7 +138,8 @@ def _record(gb, course, result, timestamp):
             # As nbgrader does for a notebook that was not submitted.
             grade.auto_score, grade.needs_manual_grade = 0.0, False
             continue
-        grade.auto_score = None if cell["manual"] else cell["score"]
+        verified = cell.get("verified_score")
+        grade.auto_score = verified if verified is not None else cell["nbgrader_score"]
         # nbgrader's rule (SaveAutoGrades): review when a manual grade exists or no auto score.
         grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
     for comment in notebook.comments:

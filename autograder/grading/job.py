@@ -127,7 +127,7 @@ def _cell_results(gradebook_url: str, course_id: str, bundle: AssignmentBundle, 
                 "grade_id": grade.name,
                 "max_score": float(grade.max_score),
                 "nbgrader_score": None if grade.auto_score is None else float(grade.auto_score),
-                "manual": grade.cell_type == "markdown" or grade.auto_score is None,
+                "manual": grade.auto_score is None,  # nbgrader leaves it to a human grader
                 "present": cell is not None,
                 "message": _failure_message(cell) if cell is not None and grade.auto_score is not None
                 and grade.auto_score < grade.max_score else (None if cell is not None else

@@ -1,0 +1,80 @@
+"""course.yml: the schema, its error messages (key path and line), points against the notebooks."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder.config import (CourseConfigError, check_points, load_course, parse_course,
+                               points_in_notebooks, validate_course)
+from autograder.grading.minicourse import COURSE_YML, make_course
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_repo_course_yml_is_valid():
+    course = load_course(REPO)
+    assert [a.id for a in course.assignments] == [
+        "01_scores_softmax", "02_scaling", "03_masking", "04_heads", "05_cross_attention", "06_long_sequences"]
+    assert course.course_points == 100
+    assert [a.id for a in course.assignments if a.bonus] == ["06_long_sequences"]
+
+
+def test_repo_points_agree_with_written_notebooks():
+    # Assignments whose notebooks are not written yet are skipped by check_points.
+    assert check_points(load_course(REPO), REPO) == []
+
+
+def test_unknown_key_quotes_path_and_line():
+    text = COURSE_YML.replace("    points: 4\n", "    points: 4\n    pointz: 5\n")
+    with pytest.raises(CourseConfigError) as err:
+        parse_course(text)
+    line = text.splitlines().index("    pointz: 5") + 1
+    assert f"assignments[0].pointz (course.yml line {line}): unknown key" in str(err.value)
+
+
+def test_nested_unknown_key_and_wrong_type_are_all_reported():
+    text = COURSE_YML.replace("  cell_timeout: 20\n", "  cell_timeout: soon\n  sandbox:\n    cpu: 3\n")
+    with pytest.raises(CourseConfigError) as err:
+        parse_course(text)
+    msg = str(err.value)
+    lines = text.splitlines()
+    assert f"grading.cell_timeout (course.yml line {lines.index('  cell_timeout: soon') + 1}): " in msg
+    assert "valid integer" in msg
+    assert f"grading.sandbox.cpu (course.yml line {lines.index('    cpu: 3') + 1}): unknown key" in msg
+
+
+def test_missing_key_points_at_its_parent_line():
+    text = COURSE_YML.replace("    points: 4\n", "")
+    with pytest.raises(CourseConfigError, match=r"assignments\[0\]\.points \(course.yml line 4\): Field required"):
+        parse_course(text)
+
+
+def test_not_yaml_and_duplicate_ids():
+    with pytest.raises(CourseConfigError, match="not valid YAML"):
+        parse_course("course_id: [unclosed")
+    dup = COURSE_YML + COURSE_YML[COURSE_YML.index("  - id:"):COURSE_YML.index("grading:")]
+    dup = dup.replace("grading:\n  cell_timeout: 20\n", "") + "grading:\n  cell_timeout: 20\n"
+    with pytest.raises(CourseConfigError, match="duplicate assignment ids: ps1"):
+        parse_course(dup)
+
+
+def test_points_disagreeing_with_notebooks(tmp_path):
+    root = make_course(tmp_path)
+    assert points_in_notebooks(root) == {"ps1": 4.0}
+    validate_course(root)
+    (root / "course.yml").write_text(COURSE_YML.replace("points: 4", "points: 5"))
+    with pytest.raises(CourseConfigError) as err:
+        validate_course(root)
+    assert str(err.value) == ("assignments[0].points (course.yml line 7): "
+                              "course.yml says 5 but the notebooks of ps1 total 4")
+
+
+def test_notebook_points_count_only_graded_cells(tmp_path):
+    nb = {"cells": [{"cell_type": "code", "metadata": {"nbgrader": {"grade": True, "points": 2}}},
+                    {"cell_type": "code", "metadata": {"nbgrader": {"grade": False, "points": 9}}},
+                    {"cell_type": "code", "metadata": {}}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "solutions" / "a").mkdir(parents=True)
+    (tmp_path / "solutions" / "a" / "a.ipynb").write_text(json.dumps(nb))
+    assert points_in_notebooks(tmp_path) == {"a": 2.0}
