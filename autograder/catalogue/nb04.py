@@ -1,3 +1,180 @@
-from . import Variant  # noqa: F401
+"""Answer variants of 04_heads: typical mistakes (with where they are documented) and correct rewrites."""
+from . import Variant
 
-VARIANTS: list = []
+A = "04_heads"
+
+# ---------------------------------------------------------------- wrong answers
+SPLIT_RESHAPE_ONLY = '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    *batch, n, d_model = X.shape
+    return X.reshape(*batch, num_heads, n, d_model // num_heads)  # no transpose
+'''
+
+MERGE_RESHAPE_ONLY = '''
+def merge_heads(X):
+    X = np.asarray(X)
+    *batch, h, n, d = X.shape
+    return X.reshape(*batch, n, h * d)  # no transpose back
+'''
+
+MHA_DIVISOR_FULL_WIDTH = '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    d_model = np.shape(X_q)[-1]
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask, scale=1 / math.sqrt(d_model))
+    return project(merge_heads(heads), W_o), weights
+'''
+
+MHA_NO_OUTPUT_PROJECTION = '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return merge_heads(heads), weights  # concatenated heads, no W_o
+'''
+
+MHA_SHARED_QK = '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_q), num_heads)  # the query map reused for the keys
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''
+
+MHA_MASK_NO_HEAD_AXIS = '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)  # (batch, n_q, n_k) mask meets (batch, h, n_q, n_k)
+    return project(merge_heads(heads), W_o), weights
+'''
+
+COUNT_TIMES_HEADS = '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    per_head = d_model * num_heads * (2 * d_k + d_v) + (num_heads * d_v * d_model if output_projection else 0)
+    return per_head * num_heads  # "every head has its own maps", counted once too often
+'''
+
+COUNT_NO_WO = '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    return d_model * num_heads * (2 * d_k + d_v)  # W_q, W_k, W_v only
+'''
+
+COUNT_THREE_EQUAL = '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    count = 3 * d_model * num_heads * d_k  # three maps of the same width
+    if output_projection:
+        count += num_heads * d_v * d_model
+    return count
+'''
+
+# ---------------------------------------------------------------- correct answers written differently
+PROJECT_EINSUM = '''
+def project(X, W):
+    return np.einsum("...nd,de->...ne", X, W)
+'''
+
+SPLIT_SLICES_MERGE_CONCAT = {
+    "split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    d = X.shape[-1] // num_heads
+    return np.stack([X[..., i * d:(i + 1) * d] for i in range(num_heads)], axis=-3)
+''',
+    "merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    return np.concatenate([X[..., i, :, :] for i in range(X.shape[-3])], axis=-1)
+''',
+}
+
+MHA_PER_HEAD_LOOP = '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    X_q, X_kv = np.asarray(X_q), np.asarray(X_kv)
+    d_k = W_q.shape[1] // num_heads
+    d_v = W_v.shape[1] // num_heads
+    inv_sqrt = 1.0 / math.sqrt(d_k)
+    outputs, weights = [], []
+    for i in range(num_heads):
+        Q = X_q @ W_q[:, i * d_k:(i + 1) * d_k]
+        K = X_kv @ W_k[:, i * d_k:(i + 1) * d_k]
+        V = X_kv @ W_v[:, i * d_v:(i + 1) * d_v]
+        scores = np.einsum("...qd,...kd->...qk", Q, K) * inv_sqrt
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        w = softmax(scores)  # the given softmax gives zeros for a row with every key masked
+        weights.append(w)
+        outputs.append(w @ V)
+    return np.concatenate(outputs, axis=-1) @ W_o, np.stack(weights, axis=-3)
+'''
+
+COUNT_FROM_SHAPES = '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    shapes = [(d_model, num_heads * d_k), (d_model, num_heads * d_k), (d_model, num_heads * d_v)]
+    if output_projection:
+        shapes.append((num_heads * d_v, d_model))
+    return sum(rows * cols for rows, cols in shapes)
+'''
+
+VARIANTS = [
+    Variant("split_heads_reshape_without_transpose", A, "split_heads", {"split_heads": SPLIT_RESHAPE_ONLY},
+            misconception="split_heads.reshape_without_transpose", also_fails=("multi_head_attention",),
+            source="https://github.com/reczoo/FuxiCTR/issues/30 ; https://github.com/hyunwoongko/transformer/issues/15"),
+    Variant("merge_heads_reshape_without_transpose", A, "merge_heads", {"merge_heads": MERGE_RESHAPE_ONLY},
+            misconception="merge_heads.reshape_without_transpose", also_fails=("multi_head_attention",),
+            source="https://github.com/jsbaan/transformer-from-scratch/pull/6 ; "
+                   "https://github.com/ajhalthor/Transformer-Neural-Network/issues/8"),
+    Variant("multi_head_attention_divisor_d_model", A, "multi_head_attention", {"multi_head_attention": MHA_DIVISOR_FULL_WIDTH},
+            misconception="multi_head_attention.divisor_d_model",
+            source="https://github.com/omihub777/ViT-CIFAR/pull/11 ; https://github.com/karpathy/ng-video-lecture/pull/6 ; "
+                   "https://github.com/chelsea0x3b/dfdx/issues/171"),
+    Variant("multi_head_attention_no_output_projection", A, "multi_head_attention",
+            {"multi_head_attention": MHA_NO_OUTPUT_PROJECTION}, misconception="multi_head_attention.no_output_projection",
+            source="https://github.com/Kyubyong/transformer/issues/117 ; https://github.com/jwallbridge/translob/issues/4"),
+    Variant("multi_head_attention_shared_qk_map", A, "multi_head_attention", {"multi_head_attention": MHA_SHARED_QK},
+            misconception="multi_head_attention.shared_qk_map",
+            source="seed 000 (L1: 'The three maps are separate on purpose'); seed 002 misconception "
+                   "'Keys and values are the same thing'"),
+    Variant("multi_head_attention_mask_no_head_axis", A, "multi_head_attention", {"multi_head_attention": MHA_MASK_NO_HEAD_AXIS},
+            misconception="multi_head_attention.mask_no_head_axis",
+            source="https://github.com/hyunwoongko/transformer/issues/32 ; annotated-transformer's mask.unsqueeze(1) "
+                   "(https://github.com/harvardnlp/annotated-transformer/issues/118)"),
+    Variant("attention_param_count_times_heads", A, "attention_param_count", {"attention_param_count": COUNT_TIMES_HEADS},
+            misconception="attention_param_count.times_heads",
+            source="https://hungsblog.de/en/technology/learnings/visual-explanation-of-multi-head-attention/ "
+                   "(why the number of heads does not change the parameter count); seed 000 L1"),
+    Variant("attention_param_count_no_output_projection", A, "attention_param_count", {"attention_param_count": COUNT_NO_WO},
+            misconception="attention_param_count.no_output_projection",
+            source="seed 000 L1 ('they add the output projection that recombines them'); "
+                   "https://github.com/Kyubyong/transformer/issues/117"),
+    Variant("attention_param_count_three_equal_maps", A, "attention_param_count", {"attention_param_count": COUNT_THREE_EQUAL},
+            misconception="attention_param_count.three_equal_maps",
+            source="seed 000 L1 ('three times only in the paper's setting where the two widths agree')"),
+    # correct answers written differently
+    Variant("project_einsum", A, "project", {"project": PROJECT_EINSUM}, correct=True),
+    Variant("split_slices_merge_concatenate", A, "split_heads", SPLIT_SLICES_MERGE_CONCAT, correct=True),
+    Variant("multi_head_attention_per_head_loop", A, "multi_head_attention", {"multi_head_attention": MHA_PER_HEAD_LOOP},
+            correct=True),
+    Variant("attention_param_count_from_shapes", A, "attention_param_count", {"attention_param_count": COUNT_FROM_SHAPES},
+            correct=True),
+]

@@ -1,3 +1,93 @@
-from . import Variant  # noqa: F401
+"""Answer variants of 05_cross_attention: typical mistakes (with where they are documented) and correct rewrites."""
+from . import Variant
 
-VARIANTS: list = []
+A = "05_cross_attention"
+
+# ---------------------------------------------------------------- wrong answers
+SELF_CAUSAL_IGNORED = '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads)  # the causal flag is never used
+'''
+
+SELF_CAUSAL_TRIU = '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    n = np.shape(X)[-2]
+    mask = np.triu(np.ones((n, n), dtype=bool)) if causal else None  # upper triangle: reads the future
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''
+
+CROSS_SWAPPED = '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        mask = padding_mask(np.asarray(enc_lengths), np.shape(X_enc)[-2])
+    return multi_head_attention(X_enc, X_dec, W_q, W_k, W_v, W_o, num_heads, mask=mask)  # roles swapped
+'''
+
+CROSS_PADDING_WRONG_AXIS = '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        mask = np.swapaxes(padding_mask(np.asarray(enc_lengths), np.shape(X_enc)[-2]), -1, -2)  # (batch, n_enc, 1)
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''
+
+CROSS_PADDING_IGNORED = '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads)  # enc_lengths unused
+'''
+
+# ---------------------------------------------------------------- correct answers written differently
+SELF_ADDITIVE_MASK = '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    X = np.asarray(X)
+    n = X.shape[-2]
+    bias = None
+    if causal:
+        bias = np.where(np.tril(np.ones((n, n), dtype=bool)), 0.0, -np.inf)  # an additive mask: 0 or -inf
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=bias)
+'''
+
+CROSS_PER_SENTENCE = '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    if enc_lengths is None:
+        return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads)
+    X_dec, X_enc = np.asarray(X_dec), np.asarray(X_enc)
+    n_dec, n_enc = X_dec.shape[-2], X_enc.shape[-2]
+    dtype = np.result_type(X_dec, X_enc)
+    outputs, weights = [], []
+    for b, length in enumerate(np.asarray(enc_lengths)):
+        if length == 0:  # no source at all: nothing to read
+            outputs.append(np.zeros((n_dec, W_o.shape[1]), dtype=dtype))
+            weights.append(np.zeros((num_heads, n_dec, n_enc), dtype=dtype))
+            continue
+        out, w = multi_head_attention(X_dec[b], X_enc[b, :length], W_q, W_k, W_v, W_o, num_heads)
+        outputs.append(out)
+        weights.append(np.concatenate([w, np.zeros((num_heads, n_dec, n_enc - length), dtype=w.dtype)], axis=-1))
+    return np.stack(outputs), np.stack(weights)
+'''
+
+VARIANTS = [
+    Variant("self_attention_causal_ignored", A, "self_attention", {"self_attention": SELF_CAUSAL_IGNORED},
+            misconception="self_attention.causal_ignored",
+            source="https://github.com/facebookresearch/xformers/issues/103 ; https://github.com/FGA-DIKU/BONSAI/issues/343"),
+    Variant("self_attention_causal_triu", A, "self_attention", {"self_attention": SELF_CAUSAL_TRIU},
+            misconception="self_attention.causal_wrong_direction",
+            source="commonly seen: np.triu / torch.triu where tril is meant (upper instead of lower triangle); "
+                   "https://github.com/facebookresearch/xformers/issues/1135"),
+    Variant("cross_attention_swapped", A, "cross_attention", {"cross_attention": CROSS_SWAPPED},
+            misconception="cross_attention.swapped",
+            source="https://github.com/humza909/LLM_Survey/issues/2 ; https://github.com/datawhalechina/happy-llm/issues/5 ; "
+                   "https://github.com/pbloem/former/issues/19"),
+    Variant("cross_attention_padding_wrong_axis", A, "cross_attention", {"cross_attention": CROSS_PADDING_WRONG_AXIS},
+            misconception="cross_attention.padding_wrong_axis",
+            source="https://github.com/hyunwoongko/transformer/pull/40 (unsqueeze(1).unsqueeze(3) masks queries); "
+                   "https://github.com/bentrevett/pytorch-seq2seq/issues/119"),
+    Variant("cross_attention_padding_ignored", A, "cross_attention", {"cross_attention": CROSS_PADDING_IGNORED},
+            misconception="cross_attention.padding_ignored",
+            source="https://github.com/jingyaogong/minimind-v/issues/76 ; https://github.com/m96-chan/web-xpu-ops/issues/77"),
+    # correct answers written differently
+    Variant("self_attention_additive_mask", A, "self_attention", {"self_attention": SELF_ADDITIVE_MASK}, correct=True),
+    Variant("cross_attention_per_sentence_loop", A, "cross_attention", {"cross_attention": CROSS_PER_SENTENCE},
+            correct=True),
+]

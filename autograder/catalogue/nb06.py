@@ -1,3 +1,167 @@
-from . import Variant  # noqa: F401
+"""Answer variants of 06_long_sequences: typical mistakes (with where they are documented) and correct rewrites."""
+from . import Variant
 
-VARIANTS: list = []
+A = "06_long_sequences"
+
+# ---------------------------------------------------------------- wrong answers
+BLOCKWISE_NO_RESCALE = '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    m = np.full((*batch, n_q, 1), -np.inf)
+    total = np.zeros((*batch, n_q, 1))
+    acc = np.zeros((*batch, n_q, V.shape[-1]))
+    for start in range(0, n_k, block_size):
+        s = Q @ np.swapaxes(K[..., start:start + block_size, :], -1, -2) * factor
+        if mask is not None:
+            s = np.where(mask[..., start:start + block_size], s, -np.inf)
+        m = np.maximum(m, s.max(axis=-1, keepdims=True))
+        shift = np.where(m == -np.inf, 0, m)
+        p = np.exp(s - shift)
+        total = total + p.sum(axis=-1, keepdims=True)   # the old total is never rescaled
+        acc = acc + p @ V[..., start:start + block_size, :]
+    return acc / np.where(total == 0, 1, total)
+'''
+
+BLOCKWISE_FULL_MATRIX = '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    # "blockwise" only in name: the full n_q x n_k table is built first
+    out, _ = scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)
+    return out
+'''
+
+BLOCKWISE_MASKED_NAN = '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    m = np.full((*batch, n_q, 1), -np.inf)
+    total = np.zeros((*batch, n_q, 1))
+    acc = np.zeros((*batch, n_q, V.shape[-1]))
+    for start in range(0, n_k, block_size):
+        s = Q @ np.swapaxes(K[..., start:start + block_size, :], -1, -2) * factor
+        if mask is not None:
+            s = np.where(mask[..., start:start + block_size], s, -np.inf)
+        new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+        rescale = np.exp(m - new_m)      # -inf - (-inf) = nan while nothing is allowed yet
+        p = np.exp(s - new_m)
+        total = total * rescale + p.sum(axis=-1, keepdims=True)
+        acc = acc * rescale + p @ V[..., start:start + block_size, :]
+        m = new_m
+    return acc / total
+'''
+
+BLOCKWISE_PER_BLOCK_SOFTMAX = '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    outputs = []
+    for start in range(0, K.shape[-2], block_size):
+        s = Q @ np.swapaxes(K[..., start:start + block_size, :], -1, -2) * factor
+        if mask is not None:
+            s = np.where(mask[..., start:start + block_size], s, -np.inf)
+        outputs.append(softmax(s) @ V[..., start:start + block_size, :])  # each block normalised on its own
+    return sum(outputs) / len(outputs)
+'''
+
+TABLE_BYTES_ONE_HEAD = '''
+TABLE_BYTES = 4096 * 4096 * 4
+'''
+
+# ---------------------------------------------------------------- correct answers written differently
+BLOCKWISE_LOG_SUM_EXP = {
+    "TABLE_BYTES": "TABLE_BYTES = 2 ** 29  # 8 * 4096**2 * 4 = 2**3 * 2**24 * 2**2",
+    "blockwise_attention": '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    """Running log-sum-exp and a normalised running output instead of (max, total, sum)."""
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    dtype = np.result_type(Q, K, V)
+    lse = np.full((*batch, n_q, 1), -np.inf, dtype=dtype)        # log of the total so far
+    out = np.zeros((*batch, n_q, V.shape[-1]), dtype=dtype)     # normalised output so far
+    for start in range(0, n_k, block_size):
+        stop = min(start + block_size, n_k)
+        s = np.einsum("...qd,...kd->...qk", Q, K[..., start:stop, :]) * factor
+        if mask is not None:
+            block = mask[..., start:stop] if np.shape(mask)[-1] > 1 else mask
+            s = np.where(block, s, -np.inf)
+        block_max = s.max(axis=-1, keepdims=True)
+        safe = np.where(np.isfinite(block_max), block_max, 0)
+        e = np.exp(s - safe)
+        block_sum = e.sum(axis=-1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            block_lse = np.log(block_sum) + safe                      # -inf when the block is all masked
+        new_lse = np.logaddexp(lse, block_lse)
+        finite = np.isfinite(new_lse)
+        old_share = np.where(finite, np.exp(np.where(finite, lse - new_lse, 0)), 0)
+        new_share = np.where(finite, np.exp(np.where(finite, safe - new_lse, 0)), 0)
+        out = out * old_share + (e @ V[..., start:stop, :]) * new_share
+        lse = new_lse
+    return out
+''',
+}
+
+BLOCKWISE_QUERY_AND_KEY_TILES = '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    """Tiles over queries too (as FlashAttention does), with the running max/total/sum per tile."""
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    inv_sqrt = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    dtype = np.result_type(Q, K, V)
+    result = np.zeros((*batch, n_q, V.shape[-1]), dtype=dtype)
+    full_mask = None if mask is None else np.asarray(mask)
+    for q0 in range(0, n_q, 256):
+        q1 = min(q0 + 256, n_q)
+        Qt = Q[..., q0:q1, :]
+        m = np.full((*batch, q1 - q0, 1), -np.inf, dtype=dtype)
+        l = np.zeros((*batch, q1 - q0, 1), dtype=dtype)
+        o = np.zeros((*batch, q1 - q0, V.shape[-1]), dtype=dtype)
+        for k0 in range(0, n_k, block_size):
+            k1 = min(k0 + block_size, n_k)
+            s = (Qt @ np.swapaxes(K[..., k0:k1, :], -1, -2)) * inv_sqrt
+            if full_mask is not None:
+                tile = full_mask[..., q0:q1, k0:k1] if full_mask.shape[-2] > 1 else full_mask[..., k0:k1]
+                s = np.where(tile, s, -np.inf)
+            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+            m_safe = np.where(np.isneginf(m_new), 0, m_new)
+            alpha = np.exp(m - m_safe)
+            p = np.exp(s - m_safe)
+            l = alpha * l + p.sum(axis=-1, keepdims=True)
+            o = alpha * o + p @ V[..., k0:k1, :]
+            m = m_new
+        result[..., q0:q1, :] = o / np.where(l > 0, l, 1)
+    return result
+'''
+
+VARIANTS = [
+    Variant("blockwise_attention_no_rescale", A, "blockwise_attention", {"blockwise_attention": BLOCKWISE_NO_RESCALE},
+            misconception="blockwise_attention.no_rescale",
+            source="https://github.com/Dao-AILab/flash-attention/issues/991 (a wrong rescaling factor in the "
+                   "FlashAttention-2 paper's Algorithm 1); https://github.com/PaddleJitLab/CUDATutorial/issues/69"),
+    Variant("blockwise_attention_full_matrix", A, "blockwise_attention", {"blockwise_attention": BLOCKWISE_FULL_MATRIX},
+            misconception="blockwise_attention.full_matrix",
+            source="the standard implementation that FlashAttention (Dao et al. 2022, section 2.2) replaces: it "
+                   "materialises the n x n scores and weights; field notes: 2.2 GB peak at n = 4096, 8 heads"),
+    Variant("blockwise_attention_masked_nan", A, "blockwise_attention", {"blockwise_attention": BLOCKWISE_MASKED_NAN},
+            misconception="blockwise_attention.masked_nan",
+            source="https://github.com/FluxML/NNkernels.jl/pull/16 (NaNs from the online softmax); "
+                   "https://github.com/flashinfer-ai/flashinfer/issues/4267 (the -inf sentinel of the running max)"),
+    Variant("blockwise_attention_per_block_softmax", A, "blockwise_attention",
+            {"blockwise_attention": BLOCKWISE_PER_BLOCK_SOFTMAX}, misconception="blockwise_attention.per_block_softmax",
+            source="commonly seen in first attempts at chunked attention: a softmax per chunk, then the chunks "
+                   "averaged; the online-softmax derivation (Milakov & Gimelshein 2018) is the fix"),
+    Variant("TABLE_BYTES_one_head", A, "TABLE_BYTES", {"TABLE_BYTES": TABLE_BYTES_ONE_HEAD},
+            misconception="TABLE_BYTES.one_head",
+            source="commonly seen: memory estimates of the attention matrix that leave out the heads "
+                   "(batch x heads x n x n); field notes: 537 MB for 8 heads at n = 4096"),
+    # correct answers written differently
+    Variant("blockwise_attention_log_sum_exp", A, "blockwise_attention", BLOCKWISE_LOG_SUM_EXP, correct=True),
+    Variant("blockwise_attention_query_and_key_tiles", A, "blockwise_attention",
+            {"blockwise_attention": BLOCKWISE_QUERY_AND_KEY_TILES}, correct=True),
+]

@@ -301,7 +301,11 @@ def _mha_candidates(args, mask, which):
 
 
 def judge_mha(call, outcome, args, mask, what="your attention", expected=None, extra_diagnoses=()):
-    """Judge an (output, weights) pair against multi-head attention on ``args`` (shared with 05)."""
+    """Judge an (output, weights) pair against multi-head attention on ``args`` (shared with 05).
+
+    ``extra_diagnoses``: ``(candidate (output, weights), misconception, message)`` triples, or a
+    function returning them (called only when the answer does not match).
+    """
     X_q, X_kv, W_q, W_k, W_v, W_o, h = args
     out, weights = expect.pair(outcome, call)
     ref_out, ref_w = expected if expected is not None else ref.multi_head_attention(*args, mask=mask)
@@ -315,11 +319,16 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
     expect.shape(weights, ref_w.shape, f"{what}'s weights", " (..., heads, n_q, n_k): one table per head",
                  diagnoses=[(ref_w.shape[:-3] + ref_w.shape[-2:], "multi_head_attention.weights_averaged",
                              "return one table of weights per head (keep the head axis), not their average.")])
+    def _diagnoses(which):
+        # A generator: the candidate answers are only computed when the answer does not match.
+        for candidate, misconception, message in (extra_diagnoses() if callable(extra_diagnoses) else extra_diagnoses):
+            yield candidate[which], misconception, message
+        yield from _mha_candidates(args, mask, which)
+
     # Weights first: a wrong divisor or map shows there before it is blurred by W_o.
     for got, reference, which, label in ((weights, ref_w, 1, "weights"), (out, ref_out, 0, "output")):
         expect.close(got, reference, f"{what}'s {label}", dtype=dtype,
-                     diagnoses=[(c[which], m, msg) for c, m, msg in extra_diagnoses]
-                     + list(_mha_candidates(args, mask, which)),
+                     diagnoses=_diagnoses(which),
                      generic="does not match multi-head attention: project with W_q, W_k, W_v, split into heads, "
                              "attend per head (divisor sqrt(d_k) of the head), merge, project with W_o.")
 
