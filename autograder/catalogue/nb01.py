@@ -1,3 +1,149 @@
-from . import Variant  # noqa: F401
+"""Answer variants of 01_scores_softmax: typical mistakes (with where they are documented) and correct rewrites."""
+from . import Variant
 
-VARIANTS: list = []
+A = "01_scores_softmax"
+
+SO_SOFTMAX = "https://stackoverflow.com/questions/34968722 (How to implement the Softmax function in Python)"
+
+VARIANTS = [
+    # ---------------------------------------------------------------- wrong answers
+    Variant("dot_product_elementwise", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    return np.asarray(q) * np.asarray(k)  # products of matching entries, never added up
+'''}, misconception="dot_product.elementwise",
+        source="the classic confusion of `*` (elementwise) with `@`/np.dot in numpy; numpy docs, "
+               "'numpy for MATLAB users' (https://numpy.org/doc/stable/user/numpy-for-matlab-users.html)"),
+
+    Variant("scores_k_not_transposed", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    return np.asarray(Q) @ np.asarray(K)  # K not transposed
+'''}, misconception="attention_scores.k_not_transposed",
+        source="huggingface/pytorch-openai-transformer-lm issue #2 (dimensioning of q k^T); shape errors "
+               "'matmul: Input operand 1 has a mismatch in its core dimension' are a common Q&A topic"),
+
+    Variant("scores_dot_T_batched", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    return np.asarray(Q) @ np.asarray(K).T  # .T reverses every axis of a batched array
+'''}, misconception="attention_scores.batched_transpose",
+        source="flrngel/Self-Attentive-tensorflow issue #3 (a full transpose of [batch, n, d] gives [d, n, batch]); "
+               "rasbt/LLMs-from-scratch PR #521 (transpose(-2, -1) instead of fixed axes)"),
+
+    Variant("scores_keys_by_queries", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    return np.asarray(K) @ np.swapaxes(np.asarray(Q), -1, -2)  # (n_k, n_q): rows are keys
+'''}, misconception="attention_scores.keys_by_queries",
+        source="huggingface/pytorch-openai-transformer-lm issue #2 (proposes matmul(k.t(), q), keys by queries)"),
+
+    Variant("scores_np_dot_batched", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    return np.dot(np.asarray(Q), np.swapaxes(np.asarray(K), -1, -2))  # np.dot pairs every batch with every batch
+'''}, misconception="attention_scores.np_dot_batched",
+        source="numpy docs of np.dot for N-D arrays ('a sum product over the last axis of a and the second-to-last "
+               "of b') vs np.matmul ('stacks of matrices'); https://numpy.org/doc/stable/reference/generated/numpy.dot.html"),
+
+    Variant("softmax_wrong_axis", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)  # columns, not rows
+'''}, misconception="softmax.wrong_axis",
+        source=SO_SOFTMAX + ": the top answers normalise with sum(axis=0), which is per column on 2-D scores"),
+
+    Variant("softmax_no_max_subtraction", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    e = np.exp(np.asarray(x, dtype=float))  # overflows for scores around 710 and above
+    return e / e.sum(axis=axis, keepdims=True)
+'''}, misconception="softmax.no_max_subtraction",
+        source="shusei-e.github.io 'Softmax without Overflow'; CS231n notes, 'Practical issues: Numeric stability' "
+               "(https://cs231n.github.io/linear-classify/#softmax)"),
+
+    Variant("softmax_global_max", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x))  # the largest score of the whole array
+    return e / e.sum(axis=axis, keepdims=True)
+'''}, misconception="softmax.global_max",
+        source=SO_SOFTMAX + " and shusei-e.github.io 'Softmax without Overflow' (both subtract np.max(x) of the "
+               "whole array: a row far below the global maximum underflows to 0/0)"),
+
+    Variant("softmax_missing_keepdims", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=axis))  # no keepdims: broadcasts along the wrong axis
+    return e / e.sum(axis=axis)
+'''}, misconception="softmax.missing_keepdims",
+        source=SO_SOFTMAX + " (comments on answers without keepdims, which break on 2-D scores); "
+               "shusei-e.github.io 'Softmax without Overflow' ('you may need np.max(x, axis=1)[:, np.newaxis]')"),
+
+    Variant("softmax_global_normalisation", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max())
+    return e / e.sum()  # one total for the whole array
+'''}, misconception="softmax.global_normalisation",
+        source=SO_SOFTMAX + " (the question's own version: e_x / e_x.sum() over a 2-D array)"),
+
+    Variant("average_divides_by_n_k", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    V = np.asarray(V)
+    return np.asarray(weights) @ V / V.shape[-2]  # "average" divides by the count again
+'''}, misconception="weighted_average.divides_by_n_k",
+        source="the seed 000 worked example: the weights already sum to one, so 0.665*1 + 0.245*2 + 0.090*3 = 1.425 "
+               "is the average; dividing again by the count is a common slip in hand computations"),
+
+    Variant("average_unweighted_mean", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    V = np.asarray(V)
+    n_q = np.shape(weights)[-2]
+    return np.repeat(V.mean(axis=-2, keepdims=True), n_q, axis=-2)  # ignores the weights
+'''}, misconception="weighted_average.unweighted_mean",
+        source="seed 002's misconception list (attention output is 'neither exactly v1 nor a simple average of "
+               "all three values')"),
+
+    # ---------------------------------------------------------------- correct answers written differently
+    Variant("dot_product_loop", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    total = 0.0
+    for a, b in zip(q, k):
+        total += float(a) * float(b)
+    return total
+'''}, correct=True),
+
+    Variant("einsum_and_loops", A, "attention_scores", {
+        "attention_scores": '''
+def attention_scores(Q, K):
+    return np.einsum("...qd,...kd->...qk", np.asarray(Q), np.asarray(K))
+''',
+        "weighted_average": '''
+def weighted_average(weights, V):
+    weights, V = np.asarray(weights), np.asarray(V)
+    batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
+    out = np.zeros(batch + (weights.shape[-2], V.shape[-1]), dtype=np.result_type(weights, V))
+    for j in range(V.shape[-2]):  # add each key's value, scaled by its weight
+        out = out + weights[..., :, j, None] * V[..., j, None, :]
+    return out
+'''}, correct=True),
+
+    Variant("softmax_log_sum_exp", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    if x.dtype.kind != "f":
+        x = x.astype(float)
+    m = np.max(x, axis=axis, keepdims=True)
+    log_total = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+    return np.exp(x - log_total)
+'''}, correct=True),
+
+    Variant("softmax_noisy_but_right", A, "softmax", {"softmax": '''
+import sys
+import warnings
+
+def softmax(x, axis=-1):
+    print("computing softmax...", file=sys.stderr)          # harmless noise on stderr
+    warnings.warn("my softmax is still a draft", UserWarning)
+    x = np.asarray(x, dtype=float)
+    with np.errstate(over="warn"):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+'''}, correct=True),
+]

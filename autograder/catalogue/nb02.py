@@ -1,3 +1,211 @@
-from . import Variant  # noqa: F401
+"""Answer variants of 02_scaling: typical mistakes (with where they are documented) and correct rewrites."""
+from . import Variant
 
-VARIANTS: list = []
+A = "02_scaling"
+
+SDPA_TEMPLATE = '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    scores = {scores}
+    weights = softmax(scores, axis={axis})
+    return weighted_average(weights, V), weights
+'''
+
+
+def sdpa(scores="scale_scores(attention_scores(Q, K), Q.shape[-1])", axis="-1"):
+    return SDPA_TEMPLATE.format(scores=scores, axis=axis)
+
+
+VARIANTS = [
+    # ---------------------------------------------------------------- wrong answers
+    Variant("variance_returns_std", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    return float(np.sum(q * k, axis=1).std())  # the spread, not its square
+'''}, misconception="score_variance.std_not_variance",
+        source="seed 000, L2 derivation: the variance is d_k and 'a typical score grows like the square root of the "
+               "width' (the standard deviation); the two are routinely confused"),
+
+    Variant("variance_of_one_product", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    return float((q * k).var())  # variance of the products, never summed
+'''}, misconception="score_variance.no_sum",
+        source="the footnote of 'Attention Is All You Need' (§3.2.1): q·k = sum of d_k products, 'has mean 0 and "
+               "variance d_k'; forgetting the sum gives the per-term variance 1"),
+
+    Variant("scale_by_d_k", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.asarray(scores) / d_k  # no square root
+'''}, also_fails=("scaled_dot_product_attention",),
+        misconception="scale.by_d_k",
+        source="lucidrains/vit-pytorch issue #65 and omihub777/ViT-CIFAR PR #11 (wrong divisor); the paper's "
+               "1/sqrt(d_k)"),
+
+    Variant("scale_multiplies", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.asarray(scores) * math.sqrt(d_k)
+'''}, also_fails=("scaled_dot_product_attention",),
+        misconception="scale.multiplies",
+        source="esceptico/perceiver-io issue #9 (divides by a scale defined as d**-0.5, i.e. multiplies by sqrt(d))"),
+
+    Variant("scale_by_n_k", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    scores = np.asarray(scores)
+    return scores / math.sqrt(scores.shape[-1])  # the last axis counts keys, not the key width
+'''}, also_fails=("scaled_dot_product_attention",),
+        misconception="scale.by_n_k",
+        source="Graylab/DL4Proteins-notebooks issue #12 and FareedKhan-dev/train-llm-from-scratch PR #3 (divisor "
+               "taken from the wrong dimension)"),
+
+    Variant("scale_in_place", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    scores = np.asarray(scores)
+    scores /= math.sqrt(d_k)  # modifies the caller's array
+    return scores
+'''}, misconception="mutates_input",
+        source="numpy docs: np.asarray does not copy an ndarray, so an in-place `/=` changes the caller's data "
+               "(https://numpy.org/doc/stable/reference/generated/numpy.asarray.html)"),
+
+    Variant("leading_weight_flag_inverted", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    scores = raw if scaled else raw / math.sqrt(width)
+    return float(softmax(scores).max())
+'''}, misconception="leading_weight.flag_inverted",
+        source="seed 000 (the flat 0.665 line is the *scaled* curve); an inverted boolean flag is a common slip"),
+
+    Variant("leading_weight_own_unstable_softmax", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    scores = raw / math.sqrt(width) if scaled else raw
+    e = np.exp(scores)  # overflows once the raw scores pass ~710
+    return float(e[0] / e.sum())
+'''}, misconception="softmax.no_max_subtraction",
+        source="shusei-e.github.io 'Softmax without Overflow'; CS231n notes on numeric stability"),
+
+    Variant("jacobian_sign_flipped", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.outer(p, p) - np.diag(p)
+'''}, misconception="softmax_jacobian.sign",
+        source="the derivative of the softmax, e.g. Eli Bendersky, 'The Softmax function and its derivative' "
+               "(https://eli.thegreenplace.net/2016/the-softmax-function-and-its-derivative/), where the sign of "
+               "the two cases is the usual stumbling point"),
+
+    Variant("jacobian_diagonal_only", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.diag(p * (1 - p))  # the elementwise derivative, as for a sigmoid
+'''}, misconception="softmax_jacobian.diagonal_only",
+        source="treating softmax like an elementwise sigmoid (derivative p(1-p)); discussed in Bendersky's post "
+               "and in many 'softmax derivative' Q&A threads"),
+
+    Variant("sdpa_no_scaling", A, "scaled_dot_product_attention",
+            {"scaled_dot_product_attention": sdpa(scores="attention_scores(Q, K)")},
+            misconception="scale.none",
+            source="seed 000 ('without the division the leading weight approaches one'); cneuralnetwork/"
+                   "solving-ml-papers issue #1"),
+
+    Variant("sdpa_scaled_by_n_k", A, "scaled_dot_product_attention",
+            {"scaled_dot_product_attention": sdpa(scores="scale_scores(attention_scores(Q, K), np.shape(K)[-2])")},
+            misconception="scale.by_n_k",
+            source="Graylab/DL4Proteins-notebooks issue #12 (scaled by the wrong dimension)"),
+
+    Variant("sdpa_scaled_by_d_v", A, "scaled_dot_product_attention",
+            {"scaled_dot_product_attention": sdpa(scores="scale_scores(attention_scores(Q, K), np.shape(V)[-1])")},
+            misconception="scale.by_d_v",
+            source="juho-lee/set_transformer issue #18 (scaled by sqrt(dim_V) instead of the key width)"),
+
+    Variant("sdpa_softmax_over_queries", A, "scaled_dot_product_attention",
+            {"scaled_dot_product_attention": sdpa(axis="-2")},
+            misconception="attention.softmax_wrong_axis",
+            source="tensorflow/tensorflow issue #43941 and the TensorFlow NMT tutorial's softmax(score, axis=1) "
+                   "discussion; seed 000 L2: 'the softmax runs along the key index'"),
+
+    Variant("sdpa_batched_dot_T", A, "scaled_dot_product_attention",
+            {"scaled_dot_product_attention": sdpa(scores="scale_scores(Q @ np.asarray(K).T, Q.shape[-1])")},
+            misconception="attention.batched_transpose",
+            source="flrngel/Self-Attentive-tensorflow issue #3 (full transpose of a batched tensor)"),
+
+    Variant("sdpa_swapped_return", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    weights = softmax(scale_scores(attention_scores(Q, K), Q.shape[-1]))
+    return weights, weighted_average(weights, V)
+'''}, misconception="attention.swapped_return",
+        source="APIs disagree on the order (PyTorch's MultiheadAttention returns (output, weights); some tutorials "
+               "return (weights, output)); the course contract is (output, weights)"),
+
+    Variant("stop_and_try_unscaled", A, "STOP_AND_TRY_WEIGHTS",
+            {"STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = [0.665, 0.245, 0.090]\n"},
+            misconception="STOP_AND_TRY.unscaled_weights",
+            source="seed 002 lists 'the only additions are the sqrt(d) scaling and the softmax'; forgetting the "
+                   "scale reproduces notebook 01's table (0.665, 0.245, 0.090)"),
+
+    Variant("stop_and_try_scaled_by_d_k", A, "STOP_AND_TRY_WEIGHTS",
+            {"STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = softmax(np.array([1.0, 0.0, -1.0]) / 2)\n"},
+            misconception="STOP_AND_TRY.scaled_by_d_k",
+            source="lucidrains/vit-pytorch issue #65 (wrong divisor)"),
+
+    Variant("stop_and_try_zero_based", A, "STOP_AND_TRY_LARGEST",
+            {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = int(np.argmax([1.0, 0.0, -1.0]))\n"},
+            misconception="STOP_AND_TRY.zero_based",
+            source="np.argmax returns a 0-based index while the question numbers the keys from 1"),
+
+    Variant("stop_and_try_perpendicular_reason", A, "STOP_AND_TRY_REASON",
+            {"STOP_AND_TRY_REASON": 'STOP_AND_TRY_REASON = "c"\n'},
+            misconception="STOP_AND_TRY.wrong_reason",
+            source="seed 000: softmax 'keeps every item with a positive weight' (a score of 0 is not a weight of 0), "
+                   "a frequent misreading"),
+
+    # ---------------------------------------------------------------- correct answers written differently
+    Variant("inverse_sqrt_and_einsum", A, "scaled_dot_product_attention", {
+        "scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.asarray(scores) * (1.0 / math.sqrt(d_k))  # multiply by the inverse square root
+''',
+        "scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    s = np.einsum("...qd,...kd->...qk", Q, K) * Q.shape[-1] ** -0.5
+    m = s.max(axis=-1, keepdims=True)
+    w = np.exp(s - m - np.log(np.exp(s - m).sum(axis=-1, keepdims=True)))  # log-sum-exp softmax
+    return np.einsum("...qk,...kd->...qd", w, V), w
+'''}, correct=True),
+
+    Variant("loops_and_population_variance", A, "softmax_jacobian", {
+        "softmax_jacobian": '''
+def softmax_jacobian(p):
+    n = len(p)
+    J = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            J[i, j] = p[i] * ((1.0 if i == j else 0.0) - p[j])
+    return J
+''',
+        "score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    gen = np.random.default_rng(rng)
+    dots = (gen.standard_normal((n_samples, d_k)) * gen.standard_normal((n_samples, d_k))).sum(axis=1)
+    return float(np.mean((dots - dots.mean()) ** 2))  # ddof=0
+''',
+        "leading_weight": '''
+def leading_weight(width, scaled=True):
+    scores = np.array([2.0, 1.0, 0.0])
+    if not scaled:
+        scores = scores * math.sqrt(width)
+    return float(np.max(softmax(scores)))
+'''}, correct=True),
+
+    Variant("stop_and_try_by_hand", A, "STOP_AND_TRY_WEIGHTS", {
+        "STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = (1, 0, -1)\n",
+        "STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = [0.576, 0.284, 0.140]  # by hand, 3 decimals\n",
+        "STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = 1.0\n",
+        "STOP_AND_TRY_REASON": 'STOP_AND_TRY_REASON = " A "\n',
+    }, correct=True),
+]

@@ -1,3 +1,229 @@
-from . import Variant  # noqa: F401
+"""Answer variants of 03_masking: typical mistakes (with where they are documented) and correct rewrites."""
+from . import Variant
 
-VARIANTS: list = []
+A = "03_masking"
+
+
+def sdpa(masking, weights="softmax(scores, axis=-1)"):
+    """An attention answer with the given masking lines (indented 8 spaces) and weights expression."""
+    return f'''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q = np.asarray(Q)
+    scores = scale_scores(attention_scores(Q, K), Q.shape[-1])
+    if mask is not None:
+        mask = np.asarray(mask)
+{masking}
+    weights = {weights}
+    return weighted_average(weights, V), weights
+'''
+
+
+APPLY = "        scores = apply_mask(scores, mask)"
+
+VARIANTS = [
+    # ---------------------------------------------------------------- wrong answers
+    Variant("causal_without_diagonal", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=-1)  # a position may not read itself
+'''}, misconception="causal_mask.no_diagonal",
+        source="RVC-Boss/GPT-SoVITS issue #965 (causal mask that leaves out the current position); "
+               "TransformerLensOrg/TransformerLens issue #284 (triu diagonal=1 vs 0)"),
+
+    Variant("causal_true_means_hidden", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.triu(np.ones((n_q, n_k), dtype=bool), k=1)  # True = masked out, as in nn.MultiheadAttention
+'''}, misconception="causal_mask.inverted",
+        source="pytorch/pytorch PR #39321 (key_padding_mask: True = ignore, opposite to SDPA's boolean attn_mask); "
+               "lucidrains/x-transformers issue #164 ('Attention mask, is True True?')"),
+
+    Variant("causal_bottom_right", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)  # aligned to the bottom-right corner
+'''}, misconception="causal_mask.bottom_right",
+        source="Dao-AILab/flash-attention issue #517 (causal mask aligned to the bottom right since 2.1); "
+               "pytorch/pytorch issue #108108; ml-explore/mlx issue #2835 (top-left vs bottom-right)"),
+
+    Variant("causal_float_ones", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k)))  # 0/1 floats, as torch.tril(torch.ones(...)) in many tutorials
+'''}, misconception="causal_mask.not_bool",
+        source="pytorch/pytorch issue #103963 (a float 0/1 mask is added, not used as a boolean: different results); "
+               "HayatoHongo/EveryonesLLM PR #7 (tril of ones as the mask buffer)"),
+
+    Variant("padding_on_query_axis", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    return (np.arange(n_k)[None, :] < lengths[:, None])[:, :, None]  # (batch, n_k, 1): hides queries
+'''}, misconception="padding_mask.wrong_axis",
+        source="lsdefine/attention-is-all-you-need-keras issue #16 (a padding mask broadcast along the query axis "
+               "masks whole rows)"),
+
+    Variant("padding_off_by_one", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    return (np.arange(n_k)[None, :] <= lengths[:, None])[:, None, :]  # keeps key `length` too
+'''}, misconception="padding_mask.off_by_one",
+        source="off-by-one at the end of a sequence; d2l-ai's masked_softmax uses `arange(maxlen) < valid_len` "
+               "(https://d2l.ai/chapter_attention-mechanisms-and-transformers/attention-scoring-functions.html)"),
+
+    Variant("padding_no_query_axis", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    return np.arange(n_k)[None, :] < lengths[:, None]  # (batch, n_k)
+'''}, misconception="padding_mask.no_query_axis",
+        source="m96-chan/web-xpu-ops issue #77 and the PyTorch pattern key_mask[:, None, None, :] "
+               "(the mask needs explicit query/head axes to broadcast against the scores)"),
+
+    Variant("apply_mask_fill_zero", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == bool:
+        return scores * mask  # hidden scores become 0, and exp(0) = 1
+    return scores + mask
+'''}, also_fails=("scaled_dot_product_attention",),
+        misconception="mask.fill_zero",
+        source="georg-wolflein/good-features PR #1 (masking by multiplication lets softmax 'unmask' the zeros)"),
+
+    Variant("apply_mask_inverted", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == bool:
+        return np.where(mask, -np.inf, scores)  # True read as "hide"
+    return scores + mask
+'''}, also_fails=("scaled_dot_product_attention",),
+        misconception="mask.inverted",
+        source="pytorch/pytorch PR #39321 and NVIDIA/TransformerEngine issue #614 (True = masked out in some APIs, "
+               "True = attend in others)"),
+
+    Variant("apply_mask_in_place", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == bool:
+        np.copyto(scores, -np.inf, where=~mask)  # writes into the caller's scores
+        return scores
+    scores += mask
+    return scores
+'''}, misconception="mutates_input",
+        source="in-place masked_fill_ vs masked_fill in PyTorch code (e.g. the Annotated Transformer uses the "
+               "out-of-place masked_fill); numpy's asarray does not copy"),
+
+    Variant("apply_mask_float_as_bool", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    return np.where(np.asarray(mask), np.asarray(scores), -np.inf)  # a float mask read as True/False
+'''}, also_fails=("scaled_dot_product_attention",),
+        misconception="mask.float_as_bool",
+        source="pytorch/pytorch issue #103963 (bool vs float attn_mask give different results); PR #141694 "
+               "(float masks are added to the scores)"),
+
+    Variant("sdpa_mask_after_softmax", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa("        pass", weights="softmax(scores) if mask is None else "
+                                             "softmax(scores) * mask")},
+        misconception="mask.after_softmax",
+        source="huggingface/pytorch-image-models PR #2236 (mask applied after the softmax); abisee/pointer-generator "
+               "issue #88; NVIDIA/Megatron-LM PR #731"),
+
+    Variant("sdpa_mask_ignored", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa("        pass")},
+        misconception="mask.ignored",
+        source="facebookresearch/xformers issue #103 (causal mask skipped when no mask is passed)"),
+
+    Variant("sdpa_fill_large_negative", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(
+            "        scores = np.where(mask, scores, -1e9) if mask.dtype == bool else scores + mask")},
+        misconception="mask.large_negative_fill",
+        source="the Annotated Transformer's masked_fill(mask == 0, -1e9); lsdefine/attention-is-all-you-need-keras "
+               "issue #16 (a fully masked row becomes 1/3, 1/3, 1/3)"),
+
+    Variant("sdpa_own_softmax_no_guard", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(
+            APPLY, weights="np.exp(scores - scores.max(axis=-1, keepdims=True)); "
+                           "weights = weights / weights.sum(axis=-1, keepdims=True)")},
+        misconception="mask.fully_masked_nan",
+        source="pytorch/pytorch issues #103749 and #41508 (NaN for fully masked rows); robertknight/rten PR #1321; "
+               "ml-explore/mlx PR #2608"),
+
+    Variant("sdpa_float_mask_before_scaling", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q = np.asarray(Q)
+    scores = attention_scores(Q, K)
+    if mask is not None:
+        scores = apply_mask(scores, mask)  # the bias is divided by sqrt(d_k) too
+    weights = softmax(scale_scores(scores, Q.shape[-1]))
+    return weighted_average(weights, V), weights
+'''}, misconception="mask.before_scaling",
+        source="PyTorch's scaled_dot_product_attention docs (attn_bias is added to q k^T * scale_factor); "
+               "facebookresearch/XLM PR #357 (where the scale is applied)"),
+
+    # ---------------------------------------------------------------- correct answers written differently
+    Variant("tri_and_broadcast_compare", A, "causal_mask", {
+        "causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    return np.tri(n_q, n_q if n_k is None else n_k, dtype=bool)
+''',
+        "padding_mask": '''
+def padding_mask(lengths, n_k):
+    return np.arange(n_k) < np.asarray(lengths).reshape(-1, 1, 1)
+'''}, correct=True),
+
+    Variant("loops_and_copyto", A, "apply_mask", {
+        "causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    m = np.zeros((n_q, n_k), dtype=bool)
+    for i in range(n_q):
+        for j in range(n_k):
+            m[i, j] = j <= i
+    return m
+''',
+        "apply_mask": '''
+def apply_mask(scores, mask):
+    out = np.array(scores, copy=True)
+    mask = np.asarray(mask)
+    if mask.dtype == bool:
+        np.copyto(out, -np.inf, where=~np.broadcast_to(mask, out.shape))
+    else:
+        out = out + mask
+    return out
+'''}, correct=True),
+
+    Variant("renormalised_multiplicative_mask", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q = np.asarray(Q)
+    scores = scale_scores(attention_scores(Q, K), Q.shape[-1])
+    if mask is None:
+        keep = np.ones(scores.shape, dtype=bool)
+    elif np.asarray(mask).dtype == bool:
+        keep = np.broadcast_to(mask, scores.shape)
+    else:
+        scores = scores + mask
+        keep = np.isfinite(scores)
+    top = np.max(np.where(keep, scores, -np.inf), axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    e = np.exp(np.where(keep, scores, top) - top) * keep  # multiply by the 0/1 mask ...
+    total = e.sum(axis=-1, keepdims=True)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)  # ... renormalise, guard empty rows
+    return weighted_average(weights, V), weights
+'''}, correct=True),
+
+    Variant("einsum_where_and_guard", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+import warnings
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    s = np.einsum("...qd,...kd->...qk", Q, K) / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        mask = np.asarray(mask)
+        s = np.where(mask, s, -np.inf) if mask.dtype == bool else s + mask
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - s.max(axis=-1, keepdims=True))  # a fully masked row gives NaN here ...
+        w = e / e.sum(axis=-1, keepdims=True)
+    w = np.nan_to_num(w, nan=0.0)                     # ... which the guard turns into zeros
+    if np.isnan(s).any():
+        warnings.warn("NaN scores")
+    return np.einsum("...qk,...kd->...qd", w, V), w
+'''}, correct=True),
+]

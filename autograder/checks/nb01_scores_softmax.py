@@ -71,7 +71,7 @@ def _softmax_candidates(x, axis=-1):
             "your weights sum to 1 over the whole array, not per row: normalise each query's row separately."
         yield x / x.sum(axis=axis, keepdims=True), "softmax.no_exp", \
             "your weights are the raw scores divided by their total: softmax exponentiates first, which keeps every weight positive."
-        if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:
+        if x.ndim == 2 and x.shape[-1] == x.shape[-2]:
             shifted = np.exp(x - x.max(axis=-1))  # the max of row i lands on column i
             yield shifted / shifted.sum(axis=-1), "softmax.missing_keepdims", \
                 "the row max or row sum lost its axis (no keepdims=True), so it broadcast along the wrong axis."
@@ -80,8 +80,17 @@ def _softmax_candidates(x, axis=-1):
                 "you normalised along the last axis although the call asked for another `axis`."
 
 
+def _softmax_error(call, outcome):
+    """A broadcasting error inside softmax: the row max or sum lost its axis."""
+    if outcome.error and outcome.error.startswith("ValueError") and "broadcast" in outcome.error:
+        raise CheckFailed(f"`{call.describe()}` raised ValueError: operands could not be broadcast. The row max or "
+                          "row sum lost its axis (use keepdims=True), so it no longer lines up with the scores.",
+                          "softmax.missing_keepdims")
+
+
 def _judge_softmax(call, outcome, what="your weights"):
     x = call.args[0]
+    _softmax_error(call, outcome)
     axis = call.kwargs.get("axis", -1)
     weights = expect.array(outcome, call, what)
     expect.shape(weights, x.shape, what, " (the same shape as the scores)")
@@ -100,6 +109,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax", (rng.standard_normal((3, 5)),))])
 def _(calls, outcomes):
     x = calls[0].args[0]
+    _softmax_error(calls[0], outcomes[0])
     weights = expect.array(outcomes[0], calls[0], "your weights")
     expect.shape(weights, x.shape, "your weights", " (the same shape as the scores)")
     if (weights < 0).any():
@@ -125,6 +135,7 @@ def _(calls, outcomes):
                                Call("softmax", (rng.standard_normal((3, 4)) * 1e4,))])
 def _(calls, outcomes):
     for call, outcome in zip(calls, outcomes):
+        _softmax_error(call, outcome)
         weights = expect.array(outcome, call, "your weights")
         if not np.isfinite(weights).all():
             raise CheckFailed("your weights contain NaN or inf at large scores: exp(1000) overflows. "
@@ -137,6 +148,7 @@ def _(calls, outcomes):
 @checks.add("softmax", "row_max", "rows of very different sizes (each row's own maximum)",
             calls=lambda rng: [Call("softmax", (np.array([[1000.0, 999.0, 998.0], [1.0, 0.0, -1.0]]),))])
 def _(calls, outcomes):
+    _softmax_error(calls[0], outcomes[0])
     weights = expect.array(outcomes[0], calls[0], "your weights")
     if weights.shape == (2, 3) and not np.isfinite(weights[1]).all():
         raise CheckFailed("a row of small scores became NaN: you subtracted the largest score of the whole "
