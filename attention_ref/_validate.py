@@ -17,11 +17,14 @@ def as_float_array(x, name: str, *, min_ndim: int = 0, shape_hint: str = "") -> 
     Integers and booleans are promoted to float64 (so ``[2, 1, 0]`` works as
     scores); floating arrays keep their dtype, so float32 stays float32.
     """
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except ValueError as error:  # e.g. a ragged list of lists
+        raise ValueError(f"{name} must be a rectangular array of numbers {shape_hint}: {error}") from None
     if arr.dtype.kind in "biu":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
-        raise TypeError(f"{name} must hold real numbers, got an array of dtype {arr.dtype}")
+        raise TypeError(f"{name} must hold real numbers, got an array of dtype {arr.dtype} and shape {arr.shape}")
     if arr.ndim < min_ndim:
         expected = f" {shape_hint}" if shape_hint else ""
         raise ValueError(
@@ -72,6 +75,13 @@ def check_qkv(Q, K, V=None):
             f"but V has shape {V.shape} (n_k={V.shape[-2]})"
         )
     batch_shape("K", K, "V", V)
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the batch axes of Q {Q.shape}, K {K.shape} and V {V.shape} do not broadcast together: "
+            f"leading axes {Q.shape[:-2]}, {K.shape[:-2]} and {V.shape[:-2]}"
+        ) from None
     return Q, K, V
 
 
@@ -85,7 +95,7 @@ def check_mask(mask, scores_shape: tuple[int, ...]) -> np.ndarray:
     if mask.dtype.kind not in "bf":
         raise TypeError(
             f"mask must be boolean (True = may attend) or floating (an additive bias), "
-            f"got dtype {mask.dtype}"
+            f"got dtype {mask.dtype} (shape {mask.shape})"
         )
     try:
         broadcast = np.broadcast_shapes(mask.shape, scores_shape)

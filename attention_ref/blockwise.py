@@ -51,15 +51,15 @@ def blockwise_attention(Q, K, V, block_size: int = 128, mask=None, scale=None) -
     if mask is not None:
         mask = check_mask(mask, (*batch, n_q, n_k))
     dtype = np.result_type(Q, K, V)
+    Q = Q * factor  # scale the queries once, as scaled_dot_product_attention does (a new array: the input is untouched)
     running_max = np.full((*batch, n_q, 1), -np.inf, dtype=dtype)
     running_total = np.zeros((*batch, n_q, 1), dtype=dtype)
     acc = np.zeros((*batch, n_q, V.shape[-1]), dtype=dtype)  # (..., n_q, d_v)
     for start in range(0, n_k, block_size):
         stop = min(start + block_size, n_k)
         scores = Q @ np.swapaxes(K[..., start:stop, :], -1, -2)  # (..., n_q, d_k) @ (..., d_k, b) -> (..., n_q, b)
-        scores *= factor
         if mask is not None:
-            block_mask = mask[..., start:stop] if mask.shape[-1] > 1 else mask
+            block_mask = mask[..., start:stop] if mask.ndim and mask.shape[-1] > 1 else mask
             if mask.dtype == bool:
                 np.copyto(scores, -np.inf, where=~block_mask)
             else:

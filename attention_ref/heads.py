@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_float_array, positive_int
+from ._validate import as_float_array, batch_shape, check_mask, positive_int
 from .attention import scaled_dot_product_attention
 from .masking import causal_mask, padding_mask
 
@@ -181,13 +181,20 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads: int, mask=Non
     if W_q.shape[1] != W_k.shape[1]:
         raise ValueError(f"W_q {W_q.shape} and W_k {W_k.shape} must have the same number of columns (queries and keys share d_k)")
     W_o = _check_map(W_o, "W_o", W_v.shape[1], "the merged heads")
+    for name, W in (("W_q", W_q), ("W_v", W_v)):
+        if W.shape[1] % num_heads:
+            raise ValueError(
+                f"{name} has shape {W.shape}: its {W.shape[1]} columns do not split into num_heads={num_heads} equal heads"
+            )
+    batch = batch_shape("X_q", X_q, "X_kv", X_kv)
+    if mask is not None:
+        # Checked against the shape the caller knows, before the head axis is added.
+        mask = check_mask(mask, (*batch, X_q.shape[-2], X_kv.shape[-2]))
+        if mask.ndim >= 2:
+            mask = np.expand_dims(mask, -3)  # (..., n_q, n_k) -> (..., 1, n_q, n_k): same for every head
     Q = split_heads(X_q @ W_q, num_heads)  # (..., n_q, h*d_k) -> (..., h, n_q, d_k)
     K = split_heads(X_kv @ W_k, num_heads)  # (..., n_k, h*d_k) -> (..., h, n_k, d_k)
     V = split_heads(X_kv @ W_v, num_heads)  # (..., n_k, h*d_v) -> (..., h, n_k, d_v)
-    if mask is not None:
-        mask = np.asarray(mask)
-        if mask.ndim >= 2:
-            mask = np.expand_dims(mask, -3)  # (..., n_q, n_k) -> (..., 1, n_q, n_k): same for every head
     heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
     return merge_heads(heads) @ W_o, weights  # (..., h, n_q, d_v) -> (..., n_q, h*d_v) -> (..., n_q, d_out)
 
@@ -255,10 +262,14 @@ def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads: int, enc_length
     mask = None
     if enc_lengths is not None:
         lengths = np.asarray(enc_lengths)
+        if lengths.dtype.kind not in "iu":
+            raise TypeError(f"enc_lengths must be integers, got dtype {lengths.dtype} (shape {lengths.shape})")
         if X_enc.ndim != 3 or lengths.shape != (X_enc.shape[0],):
             raise ValueError(
                 f"enc_lengths must hold one length per sequence of X_enc (batch, n_enc, d_model): "
                 f"X_enc has shape {X_enc.shape}, enc_lengths has shape {lengths.shape}"
             )
+        if (lengths < 0).any() or (lengths > X_enc.shape[-2]).any():
+            raise ValueError(f"enc_lengths must lie in [0, n_enc={X_enc.shape[-2]}] for X_enc of shape {X_enc.shape}, got {lengths.tolist()}")
         mask = padding_mask(lengths, X_enc.shape[-2])  # (batch, 1, n_enc)
     return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)

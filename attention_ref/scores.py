@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._threads import PARALLEL_MIN_ELEMENTS, cpu_count, map_parallel
 from ._validate import as_float_array, batch_shape, check_qkv
 
 
@@ -60,12 +61,10 @@ def attention_scores(Q, K) -> np.ndarray:
     return Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
 
 
-def softmax_inplace(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax that overwrites ``x`` (a floating array the caller owns).
-
-    Kept separate from :func:`softmax` so that attention can reuse its own score
-    array instead of allocating three more arrays of the same size.
-    """
+def _softmax_slices(x: np.ndarray, axis: int = -1) -> None:
+    """Overwrite ``x`` with its softmax along ``axis``: the whole algorithm, serially."""
+    if x.shape[axis] == 0:  # no keys at all: nothing to normalise (and max() would fail)
+        return
     row_max = x.max(axis=axis, keepdims=True)
     # A slice that is entirely -inf (every key masked) would give -inf - -inf = nan;
     # subtracting 0 instead leaves exp(-inf) = 0 and a zero total, handled below.
@@ -77,6 +76,38 @@ def softmax_inplace(x: np.ndarray, axis: int = -1) -> np.ndarray:
     # the whole slice was masked; dividing by 1 keeps its zeros instead of 0/0.
     total[total == 0] = 1
     x /= total
+
+
+#: Rows are processed this many elements at a time (256 KB of float64), so that
+#: the five passes of the softmax over a block read it from the core's cache,
+#: not from memory.
+CACHE_BLOCK_ELEMENTS = 1 << 15
+
+
+def _softmax_rows_blockwise(rows: np.ndarray) -> None:
+    """Softmax of each row of a 2-D array, in place, a cache-sized block of rows at a time."""
+    step = max(1, CACHE_BLOCK_ELEMENTS // rows.shape[1])
+    for start in range(0, rows.shape[0], step):
+        _softmax_slices(rows[start:start + step])
+
+
+def softmax_inplace(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax that overwrites ``x`` (a floating array the caller owns).
+
+    Kept separate from :func:`softmax` so that attention can reuse its own score
+    array instead of allocating three more arrays of the same size. Large
+    C-contiguous arrays normalised along the last axis are cut into bands of
+    rows that a few threads process at the same time (see ``_threads``): the
+    result is the same, row by row, as the serial code.
+    """
+    last_axis = axis in (-1, x.ndim - 1)
+    if not last_axis or x.size < PARALLEL_MIN_ELEMENTS or not x.flags.c_contiguous:
+        _softmax_slices(x, axis)
+        return x
+    rows = x.reshape(-1, x.shape[-1])  # a view: (..., n) -> (rows, n)
+    n_bands = 4 * cpu_count()  # a few bands per core, so that a slow core does not hold up the rest
+    band = -(-rows.shape[0] // n_bands)  # ceil
+    map_parallel(_softmax_rows_blockwise, [rows[i:i + band] for i in range(0, rows.shape[0], band)])
     return x
 
 
@@ -104,10 +135,10 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     [0.665 0.245 0.09 ]
     """
     x = as_float_array(x, "x")
-    if not -x.ndim <= axis < max(x.ndim, 1):
-        raise ValueError(f"axis {axis} is out of range for x of shape {x.shape}")
-    if x.ndim == 0:
+    if x.ndim == 0 and axis in (-1, 0):  # a single score is its own slice: weight 1
         return np.ones_like(x)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis {axis!r} is out of range for x of shape {x.shape}")
     return softmax_inplace(x.copy(), axis=axis)
 
 
