@@ -10,8 +10,10 @@ back goes through the event pipe ``EVENT_FD`` as frames::
 
 Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": "cell_end",
 "index": i, "error": str|None}``, ``{"event": "call", "id": k}``, ``{"event": "outcome", "id": k,
-"value": ..., "error": ..., "mutated": [...], "peak_bytes": ...}`` (arrays of ``value`` are in the
-frame's .npz, saved with ``allow_pickle=False``), ``{"event": "done"}``.
+"value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...}`` (the arrays of ``value`` and
+the array arguments as the call left them are in the frame's .npz, saved with
+``allow_pickle=False``; the grader decides from the latter whether the call modified its input),
+``{"event": "done"}``.
 
 Nothing here is trusted: the student's code runs in this process and can change anything in it.
 The grading process re-validates every frame (see ``autograder/sandbox/wire.py``).
@@ -147,6 +149,45 @@ def _encode(value, arrays):
     raise TypeError(f"cannot send a {type(value).__name__}")
 
 
+def _run_call(core, namespace, call):
+    """``core._run_one`` without its mutation check, which the grader does on the arrays sent back.
+
+    Returns the outcome and the array arguments as they are after the call (by position or keyword
+    name): the submission runs in this process and could patch ``np.array_equal``, so whether an
+    answer modified its input is decided outside.
+    """
+    import tracemalloc
+
+    import numpy as np
+    if call.name not in namespace or call.value_only or not callable(namespace[call.name]):
+        return core._run_one(namespace, call), {}
+    target = namespace[call.name]
+    args = tuple(core._copy_arg(a) for a in call.args)
+    kwargs = {k: core._copy_arg(v) for k, v in call.kwargs.items()}
+    peak = None
+    try:
+        with core.quiet():
+            if call.measure_peak:
+                tracemalloc.start()
+                tracemalloc.reset_peak()
+            try:
+                result = target(*args, **kwargs)
+            finally:
+                if call.measure_peak:
+                    peak = tracemalloc.get_traced_memory()[1]
+                    tracemalloc.stop()
+    except (Exception, SystemExit) as exc:
+        return core.Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak), {}
+    after = {str(i): np.array(a, copy=True, subok=False) for i, a in enumerate(args) if type(a) is np.ndarray}
+    after.update({k: np.array(v, copy=True, subok=False) for k, v in kwargs.items() if type(v) is np.ndarray})
+    try:
+        value = core.to_plain(result)
+    except core.NotPlainData as exc:
+        return core.Outcome(error=f"TypeError: {call.name} returned {exc}, expected numbers or an array",
+                            peak_bytes=peak), after
+    return core.Outcome(value=value, peak_bytes=peak), after
+
+
 def main(job_dir, fd):
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
@@ -165,7 +206,6 @@ def main(job_dir, fd):
                          {k: _decode(v, arrays) for k, v in spec["kwargs"].items()},
                          value_only=spec["value_only"], measure_peak=spec["measure_peak"])
         calls.append((spec["id"], call))
-    run_one = core._run_one
     _send(fd, {"event": "ready"})
 
     namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
@@ -183,20 +223,24 @@ def main(job_dir, fd):
 
     for call_id, call in calls:
         _send(fd, {"event": "call", "id": call_id})
-        outcome = run_one(namespace, call)
+        outcome, after = _run_call(core, namespace, call)
         out_arrays = {}
         try:
             value = _encode(outcome.value, out_arrays)
         except Exception as exc:  # noqa: BLE001
             value, out_arrays = None, {}
             outcome.error = outcome.error or f"TypeError: the answer could not be sent back ({exc})"
+        after_keys = {}
+        for name, array in after.items():
+            after_keys[name] = key = f"after_{name}"
+            out_arrays[key] = array
         blob = b""
         if out_arrays:
             buffer = io.BytesIO()
             np.savez(buffer, **out_arrays)
             blob = buffer.getvalue()
         _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
-                   "mutated": list(outcome.mutated), "peak_bytes": outcome.peak_bytes}, blob)
+                   "after": after_keys, "peak_bytes": outcome.peak_bytes}, blob)
     _send(fd, {"event": "done"})
 
 

@@ -129,24 +129,38 @@ def decode_value(node: Any, arrays: Mapping[str, np.ndarray]):
 
 
 def decode_outcome(header: Any, blob: bytes, call: Call, limit: int) -> Outcome:
-    """Validate one ``outcome`` frame against the call it answers; raises WireError if malformed."""
-    if type(header) is not dict or set(header) != {"event", "id", "value", "error", "mutated", "peak_bytes"}:
+    """Validate one ``outcome`` frame against the call it answers; raises WireError if malformed.
+
+    ``mutated`` is decided here: the frame carries every array argument as the call left it, and
+    it is compared with the input the grader generated (``np.array_equal``, NaN equal to NaN, as
+    :func:`autograder.checks.core.run_calls` does in the kernel).
+    """
+    if type(header) is not dict or set(header) != {"event", "id", "value", "error", "after", "peak_bytes"}:
         raise WireError("the outcome sent back has unexpected fields")
-    error, mutated, peak = header["error"], header["mutated"], header["peak_bytes"]
+    error, after, peak = header["error"], header["after"], header["peak_bytes"]
     if error is not None and type(error) is not str:
         raise WireError("the outcome's error is not text")
-    allowed = {str(i) for i, a in enumerate(call.args) if isinstance(a, np.ndarray)} | \
-              {k for k, v in call.kwargs.items() if isinstance(v, np.ndarray)}
-    if type(mutated) is not list or any(type(m) is not str or m not in allowed for m in mutated) \
-            or len(set(mutated)) != len(mutated):
-        raise WireError("the outcome's list of modified arguments is malformed")
+    inputs = {str(i): a for i, a in enumerate(call.args) if isinstance(a, np.ndarray)}
+    inputs.update({k: v for k, v in call.kwargs.items() if isinstance(v, np.ndarray)})
+    if type(after) is not dict or any(type(k) is not str or k not in inputs or type(v) is not str
+                                      for k, v in after.items()):
+        raise WireError("the outcome's arguments after the call are malformed")
     if peak is not None and (type(peak) is not int or peak < 0):
         raise WireError("the outcome's peak memory is malformed")
     if not call.measure_peak and peak is not None:
         raise WireError("the outcome has a peak memory that was not asked for")
     arrays = load_npz(blob, limit)
-    value = decode_value(header["value"], arrays)
+    if any(v not in arrays for v in after.values()) or len(set(after.values())) != len(after):
+        raise WireError("the outcome's arguments after the call are missing")
     if error is not None:
-        value = None
-        error = error[:MAX_ERROR_CHARS]
-    return Outcome(value=value, error=error, mutated=tuple(mutated), peak_bytes=peak)
+        return Outcome(error=error[:MAX_ERROR_CHARS], peak_bytes=peak)
+    if set(after) != set(inputs):
+        raise WireError("the outcome does not send back every array argument")
+    value = decode_value(header["value"], {k: v for k, v in arrays.items() if k not in set(after.values())})
+    mutated = []
+    for name, before in inputs.items():
+        left = arrays[after[name]]
+        if left.shape != before.shape or not np.array_equal(before, left, equal_nan=before.dtype.kind == "f"):
+            mutated.append(name)
+    order = [str(i) for i in range(len(call.args))] + list(call.kwargs)
+    return Outcome(value=value, error=None, mutated=tuple(sorted(mutated, key=order.index)), peak_bytes=peak)

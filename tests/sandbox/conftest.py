@@ -31,9 +31,11 @@ ANSWERS = {
                 "    return e / e.sum(axis=axis, keepdims=True)"),
     "weighted_average": "def weighted_average(weights, V):\n    return np.asarray(weights) @ np.asarray(V)",
 }
-#: A wrong softmax (normalised over the whole array, global max): positive, finite, right shape.
-WRONG_SOFTMAX = ("def softmax(x, axis=-1):\n    x = np.asarray(x)\n    e = np.exp(x - x.max())\n"
-                 "    return e / e.sum()")
+#: A wrong softmax that fails every check of softmax: divides by the largest exponential instead of
+#: the row's total (positive, finite, the right shape: only value comparisons catch it) and works
+#: in place (only the mutation check catches that).
+WRONG_SOFTMAX = ("def softmax(x, axis=-1):\n    x -= x.max()\n    np.exp(x, out=x)\n    x /= x.max()\n"
+                 "    return x")
 
 
 def _meta(grade_id, *, grade=False, solution=False, locked=False, points=None):
@@ -101,12 +103,12 @@ def task_results(result, task: str) -> list[bool]:
     return [v.passed for v in result.verdicts.values() if v.task == task]
 
 
-def tasks_passed(result) -> dict[str, bool]:
-    """task -> all its checks passed."""
-    out: dict[str, bool] = {}
+def tasks_passed(result) -> dict[str, bool | None]:
+    """task -> True (every check passed), False (every check failed: score 0) or None (some of each)."""
+    out: dict[str, set] = {}
     for v in result.verdicts.values():
-        out[v.task] = out.get(v.task, True) and v.passed
-    return out
+        out.setdefault(v.task, set()).add(v.passed)
+    return {task: seen.pop() if len(seen) == 1 else None for task, seen in out.items()}
 
 
 @pytest.fixture(scope="session")

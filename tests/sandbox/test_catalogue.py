@@ -107,7 +107,7 @@ CASES = [
         "        return False\n\ndef softmax(x, axis=-1):\n    return Anything()"), {"softmax"}, {"fake-result"}),
     Case("ndarray_subclass_eq", replace_softmax(
         "class Sly(np.ndarray):\n    def __eq__(self, other):\n        return np.ones(np.shape(other), bool)\n\n"
-        "def softmax(x, axis=-1):\n    return (np.asarray(x) * 0).view(Sly)"), {"softmax"}, {"fake-result"}),
+        "def softmax(x, axis=-1):\n    x *= 0\n    return x.view(Sly)"), {"softmax"}, {"fake-result"}),
     Case("numpy_comparisons_patched", softmax_cell(
         "np.testing.assert_allclose = lambda *a, **k: None\nnp.array_equal = lambda *a, **k: True\n"
         "np.isclose = lambda a, b, *r, **k: np.ones(np.broadcast(a, b).shape, bool)\n"), {"softmax"}, {"numpy-patch"}),
@@ -179,7 +179,7 @@ def test_catalogue(case: Case):
     result = verify_submission(ASSIGNMENT, case.build(), SEED, case.limits)
     passed = tasks_passed(result)
     assert set(passed) == ALL_TASKS
-    wrong = {t for t, ok in passed.items() if ok == (t in case.zero)}
+    wrong = {t for t, ok in passed.items() if ok is not (t not in case.zero)}  # zero: every check fails
     assert not wrong, (f"tasks with the wrong verified outcome: {wrong}; verdicts: "
                        f"{ {g: (v.passed, v.message) for g, v in result.verdicts.items() if v.task in wrong} }; "
                        f"cell errors {result.cell_errors}; notes {result.notes}")

@@ -147,10 +147,11 @@ def _npz(**arrays) -> bytes:
 
 
 CALL = Call("softmax", (np.zeros((2, 3)),), {"mask": np.ones(3, bool), "axis": -1})
+PLAIN = Call("f", (2.0,), {"axis": -1})
 
 
 def _header(**over):
-    header = {"event": "outcome", "id": 0, "value": None, "error": None, "mutated": [], "peak_bytes": None}
+    header = {"event": "outcome", "id": 0, "value": None, "error": None, "after": {}, "peak_bytes": None}
     header.update(over)
     return header
 
@@ -162,32 +163,39 @@ def test_wire_round_trip_of_calls():
     assert set(arrays) == {"a0", "a1"}
 
 
-def test_wire_accepts_plain_answers():
-    outcome = wire.decode_outcome(_header(value={"tuple": [{"array": "v0"}, {"float": (0.5).hex()}, 3, True]},
-                                          mutated=["0", "mask"]), _npz(v0=np.eye(2)), CALL, 10_000)
-    assert isinstance(outcome, Outcome) and outcome.mutated == ("0", "mask")
+AFTER = {"0": "after_0", "mask": "after_mask"}
+
+
+def test_wire_accepts_plain_answers_and_decides_mutation():
+    header = _header(value={"tuple": [{"array": "v0"}, {"float": (0.5).hex()}, 3, True]}, after=AFTER)
+    outcome = wire.decode_outcome(header, _npz(v0=np.eye(2), after_0=np.zeros((2, 3)), after_mask=np.zeros(3, bool)),
+                                  CALL, 10_000)
+    assert isinstance(outcome, Outcome) and outcome.mutated == ("mask",)
     np.testing.assert_array_equal(outcome.value[0], np.eye(2))
     assert outcome.value[1:] == (0.5, 3, True)
 
 
 @pytest.mark.parametrize("header, blob, why", [
     (_header(extra=1), b"", "unexpected fields"),
+    (_header(), b"", "every array argument"),
+    (_header(after={"axis": "after_axis"}), b"", "after the call are malformed"),
+    (_header(after={"0": "after_0"}), b"", "missing"),
+    (_header(mutated=[]), b"", "unexpected fields"),
     (_header(value={"array": "v0"}), _npz(v0=np.array(["a"])), "unexpected type"),
     (_header(value={"array": "v0"}), _npz(v0=np.array([object()], dtype=object)), "could not be read"),
     (_header(value={"array": "nope"}), b"", "unexpected form"),
     (_header(value={"pickle": "gASV"}), b"", "unexpected form"),
     (_header(value=[1, 2]), b"", "unexpected form"),
     (_header(value=1.5), b"", "unexpected form"),
-    (_header(mutated=["axis"]), b"", "modified arguments"),
-    (_header(mutated="0"), b"", "modified arguments"),
     (_header(peak_bytes=5), b"", "not asked for"),
     (_header(error=3), b"", "not text"),
     (_header(value={"array": "v0"}), b"PK\x03\x04garbage", "not a valid .npz"),
     (_header(value={"array": "v0"}), _npz(v0=np.zeros(10_000)), "output limit"),
 ])
 def test_wire_refuses_anything_else(header, blob, why):
+    call = CALL if why in ("every array argument", "after the call are malformed", "missing") else PLAIN
     with pytest.raises(wire.WireError, match=why):
-        wire.decode_outcome(header, blob, CALL, 10_000)
+        wire.decode_outcome(header, blob, call, 10_000)
 
 
 def test_wire_refuses_deep_nesting():

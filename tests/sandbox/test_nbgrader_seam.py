@@ -1,0 +1,74 @@
+"""The seam: stock nbgrader autograde gives a hostile submission full marks; verification gives 0 and flags it.
+
+One real ``nbgrader generate_assignment`` + ``autograde`` run (two submissions, one kernel each) in a
+temporary course built from the fixture source notebook, then ``verify_submission`` and
+``compare_with_nbgrader`` on the very bytes nbgrader graded.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.sandbox import Limits, compare_with_nbgrader, verify_submission
+
+from .conftest import ANSWERS, ASSIGNMENT, WRONG_SOFTMAX, fixture_source_notebook, submissions, tasks_passed
+
+SEED = 31337
+HOSTILE = {"softmax": "np.allclose = lambda *a, **k: True\n" + WRONG_SOFTMAX}
+
+
+def _nbgrader(root: Path, *args: str) -> None:
+    env = dict(os.environ, AUTOGRADER_SEED=str(SEED), MPLBACKEND="Agg", PYTHONWARNINGS="ignore",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    cmd = [sys.executable, "-m", "nbgrader", *args, f"--CourseDirectory.root={root}",
+           "--CourseDirectory.course_id=sandbox-seam", f"--CourseDirectory.db_url=sqlite:///{root / 'gradebook.db'}",
+           "--Execute.timeout=60", "--ExecutePreprocessor.kernel_name=python3"]
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+
+
+@pytest.mark.slow
+def test_nbgrader_full_marks_verification_zero(tmp_path):
+    from nbgrader.api import Gradebook
+
+    source = tmp_path / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source.parent.mkdir(parents=True)
+    nbformat.write(fixture_source_notebook(), str(source))
+    _nbgrader(tmp_path, "generate_assignment", ASSIGNMENT, "--force")
+    release = submissions.read(tmp_path / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    students = {"hostile": submissions.fill(release, {**ANSWERS, **HOSTILE}),
+                "honest": submissions.fill(release, ANSWERS)}
+    data = {}
+    for student, nb in students.items():
+        path = tmp_path / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, str(path))
+        data[student] = path.read_bytes()
+    _nbgrader(tmp_path, "autograde", ASSIGNMENT, "--force", "--create")
+
+    scores = {}
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
+        for student in students:
+            notebook = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
+            scores[student] = {g.name: (g.score, g.max_score) for g in notebook.grades}
+
+    for student in students:
+        result = verify_submission(ASSIGNMENT, data[student], SEED, Limits())
+        softmax_cells = {g: s for g, s in scores[student].items() if g.startswith("softmax")}
+        assert softmax_cells and all(s == m for s, m in softmax_cells.values()), \
+            f"stock nbgrader should give {student} full marks on softmax: {softmax_cells}"
+        flags = compare_with_nbgrader(result, scores[student])
+        if student == "hostile":
+            assert tasks_passed(result) == {"dot_product": True, "attention_scores": True, "softmax": False,
+                                            "weighted_average": True}
+            assert {f["grade_id"] for f in flags} == set(softmax_cells)
+            assert all(f["kind"] == "possible tampering" and f["task"] == "softmax" for f in flags)
+            assert any(f["rule"] == "numpy-patch" and f["grade_id"] == "softmax" for f in result.flags)
+        else:
+            assert all(tasks_passed(result).values()) and flags == [] and result.flags == []
