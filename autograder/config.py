@@ -58,6 +58,8 @@ class Grading(_Model):
     workers: int | None = Field(None, gt=0, description="default: one per core")
     tolerances: dict[str, float] = Field(default_factory=dict, description="check-name overrides")
     db_url: str = "sqlite:///gradebook.db"
+    kernel_start: Literal["fork", "spawn"] = Field(
+        "fork", description="fork: kernels forked from a warm process per worker; spawn: as stock nbgrader")
     sandbox: SandboxLimits = SandboxLimits()
 
 

@@ -21,6 +21,9 @@ class LocalPool:
         # fork: workers start with nbgrader already imported by the coordinator (spawn would
         # pay ~1-2 s of imports per worker).
         self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+        # Fork the workers now, before the coordinator opens the gradebook (an SQLite connection
+        # must not be inherited across fork) or starts the progress bar's thread.
+        self._pool.submit(os.getpid).result()
 
     def submit(self, assignment_id: str, job: Job):
         """Start grading ``job`` of ``assignment_id``; returns a future of a JobResult."""

@@ -13,7 +13,9 @@ import hashlib
 import json
 import logging
 import os
+import signal
 import tempfile
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -202,6 +204,22 @@ def _zero_cells(url: str, bundle: AssignmentBundle, job: Job) -> tuple[list, dic
     return cells, {}
 
 
+def _kill_kernel(fired: threading.Event) -> None:
+    """The submission's wall-clock limit is up: kill its kernel (nbgrader then fails the run).
+
+    Kernels run in their own process group (session) whether spawned by jupyter_client or
+    forked by the zygote, so this never reaches the worker itself.
+    """
+    from .timing import clock
+
+    fired.set()
+    if clock.kernel_pgid and clock.kernel_pgid != os.getpgrp():
+        try:
+            os.killpg(clock.kernel_pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 class _ErrorLog(logging.Handler):
     """Collects nbgrader's error messages, which become the recorded reason of a failure."""
 
@@ -219,7 +237,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import setenv
 
-    from .timing import TimedExecute, clock
+    from .timing import TimedExecute, TimedForkExecute, clock
 
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
     sub = root / "submitted" / sid / aid
@@ -241,18 +259,27 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     errors = _ErrorLog()
     log.handlers = [errors]
     converter = Autograde(coursedir=CourseDirectory(config=config), config=config, log=log)
+    execute = TimedForkExecute if bundle.course.grading.kernel_start == "fork" else TimedExecute
     converter.autograde_preprocessors = [
-        TimedExecute if p.__name__ == "Execute" else p for p in converter.autograde_preprocessors]
+        execute if p.__name__ == "Execute" else p for p in converter.autograde_preprocessors]
     clock.reset()
+    limit = bundle.course.grading.submission_timeout
+    fired = threading.Event()
+    watchdog = threading.Timer(limit, _kill_kernel, args=(fired,))
+    watchdog.daemon = True
     try:
+        watchdog.start()
         # The hidden test cells read the run's seed from the kernel's environment.
         with setenv(AUTOGRADER_SEED=str(job.seed)):
             converter.start()
     except Exception as exc:  # NbGraderException, or anything nbgrader let through
+        if fired.is_set():
+            return f"the submission ran past its wall-clock limit of {limit:g} s", None
         reason = next((l for l in errors.lines if "Traceback" not in l and "There was an error" not in l),
                       f"nbgrader failed: {exc}")
         return reason.strip().splitlines()[-1][:500], None
     finally:
+        watchdog.cancel()
         timing.update(clock.split())
     out = root / "autograded" / sid / aid / f"{nid}.ipynb"
     return None, nbformat.read(out, as_version=4)

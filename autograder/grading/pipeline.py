@@ -1,6 +1,7 @@
 """The coordinator: find submissions, farm the jobs out, record results as they arrive."""
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -136,7 +137,7 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
 
     workers = workers or course.grading.workers
     executor = DaskCluster(bundles, scheduler) if scheduler is not None else LocalPool(
-        bundles, min(workers or 10**6, len(todo)) if workers else None)
+        bundles, min(workers or os.cpu_count() or 1, len(todo)))
     pending = iter(todo)
     in_flight = {}
     bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)

@@ -24,7 +24,7 @@ def test_kill_mid_run_then_resume(generated_course, tmp_path):
     root = copy_course(generated_course, tmp_path / "course")
     cmd = [os.path.join(BIN, "autograder"), "grade", "--workers", "1", "--no-verify", "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=root, env=ENV, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while not _state_lines(root) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

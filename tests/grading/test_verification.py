@@ -1,0 +1,57 @@
+"""The seam between nbgrader's in-kernel scores and verification (pure functions, no kernels)."""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from autograder.grading.verification import merge, normalise
+
+CELLS = [
+    {"grade_id": "softmax_rows", "max_score": 2.0, "nbgrader_score": 2.0, "manual": False, "message": None},
+    {"grade_id": "softmax_axis", "max_score": 1.0, "nbgrader_score": 0.0, "manual": False,
+     "message": "your weights sum to 1 down each column"},
+    {"grade_id": "why", "max_score": 1.0, "nbgrader_score": None, "manual": True, "message": None},
+]
+Verdict = namedtuple("Verdict", "grade_id task passed message misconception")
+
+
+def test_unverified_keeps_nbgrader_scores():
+    rows, flags = merge(CELLS, None)
+    assert [(r["score"], r["passed"], r["verified_score"]) for r in rows] == [
+        (2.0, True, None), (0.0, False, None), (0.0, None, None)]
+    assert rows[1]["message"] == "your weights sum to 1 down each column" and flags == []
+
+
+def test_verified_score_wins_and_disagreement_is_flagged():
+    verification = {"verdicts": [
+        Verdict("softmax_rows", "softmax", False, "rows do not sum to 1", "softmax.wrong_axis"),
+        Verdict("softmax_axis", "softmax", False, "still wrong", "softmax.wrong_axis")],
+        "flags": [{"kind": "static scan", "grade_id": None, "line": 3, "cell": "c1", "evidence": "get_ipython"}]}
+    verdicts, scan = normalise(verification)
+    rows, flags = merge(CELLS, verdicts, scan)
+    first = rows[0]
+    assert (first["score"], first["nbgrader_score"], first["verified_score"], first["passed"]) == (0.0, 2.0, 0.0, False)
+    assert (first["task"], first["misconception"], first["message"]) == ("softmax", "softmax.wrong_axis",
+                                                                         "rows do not sum to 1")
+    assert rows[2]["verified_score"] is None  # manual cells are never verified
+    assert [f["kind"] for f in flags] == ["static scan", "possible tampering"]
+    assert flags[1]["grade_id"] == "softmax_rows"
+    assert "nbgrader scored 2/2" in flags[1]["evidence"] and "0/2" in flags[1]["evidence"]
+
+
+def test_verified_pass_where_nbgrader_failed_is_flagged_too():
+    verdicts, _ = normalise({"verdicts": {"softmax_axis": {"grade_id": "softmax_axis", "passed": True,
+                                                           "message": None, "misconception": None}}})
+    rows, flags = merge(CELLS, verdicts)
+    assert rows[1]["score"] == 1.0 and rows[1]["message"] is None
+    assert [f["grade_id"] for f in flags] == ["softmax_axis"]
+
+
+def test_object_with_attributes_is_accepted():
+    class Result:
+        verdicts = {"softmax_rows": Verdict("softmax_rows", "softmax", True, None, None)}
+        flags = []
+
+    verdicts, flags = normalise(Result())
+    assert verdicts["softmax_rows"]["passed"] is True and flags == []
+    rows, flags = merge(CELLS, verdicts)
+    assert rows[0]["score"] == 2.0 and flags == []
