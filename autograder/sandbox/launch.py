@@ -210,6 +210,8 @@ class _Run:
     received: int = 0
     runner_error: str | None = None
     protocol_error: str | None = None
+    cpu_seconds: float = 0.0
+    reported_cpu: float = 0.0  # what the runner says it used (timing reports only; not trusted for anything)
 
     def frame(self, header: Any, blob: bytes) -> bool:
         """Handle one frame; False when the run must be stopped (protocol violation)."""
@@ -241,6 +243,8 @@ class _Run:
             self.where = ("between", None)
         elif event == "done" and self.where[0] == "between":
             self.where = ("done", None)
+            reported = header.get("cpu_seconds")
+            self.reported_cpu = float(reported) if type(reported) in (int, float) and 0 <= reported < 1e6 else 0.0
         else:
             self.protocol_error = f"the sandbox sent an unexpected message ({str(event)[:40]!r})"
             return False
@@ -299,6 +303,31 @@ def _kill(proc: subprocess.Popen, kind: str) -> None:
         pass
 
 
+def _exited(proc: subprocess.Popen) -> bool:
+    """Whether the process has ended, without reaping it (so that ``_reap`` gets its CPU usage)."""
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _reap(proc: subprocess.Popen, timeout: float = 10.0) -> tuple[int | None, float]:
+    """Wait for the sandbox process; its return code and the CPU seconds it and its children used."""
+    end = time.monotonic() + timeout
+    while proc.returncode is None:
+        try:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere
+            return proc.poll(), 0.0
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage.ru_utime + usage.ru_stime
+        if time.monotonic() > end:
+            return None, 0.0
+        time.sleep(0.01)
+    return proc.returncode, 0.0
+
+
 def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run: _Run, deadline: float,
               drop: bool) -> tuple[str, int | None, str]:
     """Run the runner once; returns (how it ended, return code, the first bytes of its stdout/stderr).
@@ -343,7 +372,7 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
                 ended = "timeout"
                 break
             if not selector.get_map():
-                if proc.poll() is not None:
+                if _exited(proc):
                     ended = "exited"
                     break
                 time.sleep(0.02)
@@ -361,15 +390,12 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
                         break
                 elif len(kept) < KEEP_STDOUT:
                     kept += data[:KEEP_STDOUT - len(kept)]
-            if ended is None and proc.poll() is not None and not selector.get_map():
+            if ended is None and _exited(proc) and not selector.get_map():
                 ended = "done" if run.where[0] == "done" else "exited"
     finally:
-        if ended != "done" or proc.poll() is None:
+        if ended != "done" or not _exited(proc):
             _kill(proc, kind)
-        try:
-            returncode = proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            returncode = None
+        returncode, run.cpu_seconds = _reap(proc)
         if kind == "subprocess":
             _kill(proc, kind)  # whatever the submission left running in its process group
             shutil.rmtree(scratch, ignore_errors=True)
@@ -388,6 +414,7 @@ class SessionResult:
     runs: int
     seconds: float
     sandbox: str
+    cpu_seconds: float = 0.0
 
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
@@ -414,7 +441,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     notes: list[str] = []
     pending = [i for i, _, _ in calls]
     skip: set[int] = set()
-    runs = 0
+    runs, cpu = 0, 0.0
     max_runs = 2 + len(cells) + len(set(task_of.values()))
     base = tempfile.mkdtemp(prefix="autograder-verify-")
     try:
@@ -442,6 +469,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
             run = _Run(pending=list(pending), cell_indices=cell_indices - skip, calls=by_id, output_cap=output_cap)
             ended, returncode, output = _run_once(kind, job_dir, ref_dir, limits, run, deadline, drop)
             runs += 1
+            cpu += max(run.cpu_seconds, run.reported_cpu)
             outcomes.update(run.outcomes)
             for index, error in run.cell_errors.items():
                 cell_errors.setdefault(index, error)
@@ -484,4 +512,4 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                 pending = []
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    return SessionResult(outcomes, cell_errors, notes, runs, time.monotonic() - start, kind)
+    return SessionResult(outcomes, cell_errors, notes, runs, time.monotonic() - start, kind, cpu)

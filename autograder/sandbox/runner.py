@@ -13,7 +13,7 @@ Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": 
 "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...}`` (the arrays of ``value`` and
 the array arguments as the call left them are in the frame's .npz, saved with
 ``allow_pickle=False``; the grader decides from the latter whether the call modified its input),
-``{"event": "done"}``.
+``{"event": "done", "cpu_seconds": float}`` (for timing reports only).
 
 Nothing here is trusted: the student's code runs in this process and can change anything in it.
 The grading process re-validates every frame (see ``autograder/sandbox/wire.py``).
@@ -241,7 +241,9 @@ def main(job_dir, fd):
             blob = buffer.getvalue()
         _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
                    "after": after_keys, "peak_bytes": outcome.peak_bytes}, blob)
-    _send(fd, {"event": "done"})
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    _send(fd, {"event": "done", "cpu_seconds": usage.ru_utime + usage.ru_stime})
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ class VerificationResult:
     sandbox: str = "none"  # "bubblewrap", "subprocess", or "none" when nothing ran
     seconds: float = 0.0  # the whole verification
     sandbox_seconds: float = 0.0  # of which in sandbox processes (start, imports, cells, calls)
+    sandbox_cpu_seconds: float = 0.0  # CPU time of the sandbox processes (user + system)
     runs: int = 0  # sandbox processes started (more than one after a hang or a crash)
     cell_errors: dict[int, str] = field(default_factory=dict)  # cell index -> what it raised
     notes: list[str] = field(default_factory=list)  # hangs, crashes, limits hit
@@ -91,7 +92,7 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
                     for i in ids]
         verdicts[check.grade_id] = evaluate(check, lambda _calls, o=outcomes: o, seed)
     return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,
-                              session.seconds, session.runs, session.cell_errors, session.notes)
+                              session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes)
 
 
 def compare_with_nbgrader(verification: VerificationResult,

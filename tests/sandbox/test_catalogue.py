@@ -152,7 +152,8 @@ CASES = [
     Case("memory_bomb_in_an_answer", replace_softmax(
         "def softmax(x, axis=-1):\n    return np.ones((1 << 20, 1 << 20))"), {"softmax"}, set()),
     Case("memory_bomb_in_a_cell", extra_cell_before_answers("hog = [bytearray(1 << 20) for _ in range(1 << 16)]"),
-         {"softmax"}, set(), cell_error="MemoryError"),
+         {"softmax"}, set(), cell_error="MemoryError",
+         limits=Limits(cpu_seconds=10, memory_mb=320, wall_seconds=60, cell_seconds=20)),
     # ---- broken but honest: full marks
     Case("stderr_print_warning_plot_noise", replace_softmax(NOISE + NOISY_SOFTMAX), set(), no_flags=True,
          limits=Limits(cpu_seconds=20, memory_mb=1024, wall_seconds=120, cell_seconds=30)),  # pyplot: seconds

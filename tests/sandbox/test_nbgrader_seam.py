@@ -1,6 +1,6 @@
 """The seam: stock nbgrader autograde gives a hostile submission full marks; verification gives 0 and flags it.
 
-One real ``nbgrader generate_assignment`` + ``autograde`` run (two submissions, one kernel each) in a
+One real ``nbgrader generate_assignment`` + ``autograde`` run (one submission, one kernel) in a
 temporary course built from the fixture source notebook, then ``verify_submission`` and
 ``compare_with_nbgrader`` on the very bytes nbgrader graded.
 """
@@ -19,7 +19,8 @@ from autograder.sandbox import Limits, compare_with_nbgrader, verify_submission
 from .conftest import ANSWERS, ASSIGNMENT, WRONG_SOFTMAX, fixture_source_notebook, submissions, tasks_passed
 
 SEED = 31337
-HOSTILE = {"softmax": "np.allclose = lambda *a, **k: True\n" + WRONG_SOFTMAX}
+#: Two patches make the wrong, in-place softmax pass every softmax check in the student's kernel.
+HOSTILE = {"softmax": "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n" + WRONG_SOFTMAX}
 
 
 def _nbgrader(root: Path, *args: str) -> None:
@@ -42,8 +43,7 @@ def test_nbgrader_full_marks_verification_zero(tmp_path):
     nbformat.write(fixture_source_notebook(), str(source))
     _nbgrader(tmp_path, "generate_assignment", ASSIGNMENT, "--force")
     release = submissions.read(tmp_path / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-    students = {"hostile": submissions.fill(release, {**ANSWERS, **HOSTILE}),
-                "honest": submissions.fill(release, ANSWERS)}
+    students = {"hostile": submissions.fill(release, {**ANSWERS, **HOSTILE})}
     data = {}
     for student, nb in students.items():
         path = tmp_path / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -64,11 +64,9 @@ def test_nbgrader_full_marks_verification_zero(tmp_path):
         assert softmax_cells and all(s == m for s, m in softmax_cells.values()), \
             f"stock nbgrader should give {student} full marks on softmax: {softmax_cells}"
         flags = compare_with_nbgrader(result, scores[student])
-        if student == "hostile":
-            assert tasks_passed(result) == {"dot_product": True, "attention_scores": True, "softmax": False,
-                                            "weighted_average": True}
-            assert {f["grade_id"] for f in flags} == set(softmax_cells)
-            assert all(f["kind"] == "possible tampering" and f["task"] == "softmax" for f in flags)
-            assert any(f["rule"] == "numpy-patch" and f["grade_id"] == "softmax" for f in result.flags)
-        else:
-            assert all(tasks_passed(result).values()) and flags == [] and result.flags == []
+        assert all(s == m for s, m in scores[student].values()), "nbgrader: full marks everywhere"
+        assert tasks_passed(result) == {"dot_product": True, "attention_scores": True, "softmax": False,
+                                        "weighted_average": True}  # softmax: every check fails
+        assert {f["grade_id"] for f in flags} == set(softmax_cells)
+        assert all(f["kind"] == "possible tampering" and f["task"] == "softmax" for f in flags)
+        assert {f["rule"] for f in result.flags if f["grade_id"] == "softmax"} == {"numpy-patch"}
