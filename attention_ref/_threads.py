@@ -17,8 +17,10 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-#: Arrays with fewer elements than this are processed by the calling thread.
-PARALLEL_MIN_ELEMENTS = 1 << 18
+#: Arrays with fewer elements than this (4 MB of float32) are processed by the
+#: calling thread alone: below it, waking the pool costs more than it saves,
+#: and much more on a busy machine where a pool thread can wait milliseconds for a core.
+PARALLEL_MIN_ELEMENTS = 1 << 20
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -51,11 +53,37 @@ def pool() -> ThreadPoolExecutor | None:
 
 
 def map_parallel(func, items) -> None:
-    """Call ``func(item)`` for every item, spread over the pool; re-raise the first error."""
+    """Call ``func(item)`` for every item, the calling thread and the pool's threads together.
+
+    Every thread takes the next item from a shared list until none is left, and
+    the calling thread works too instead of waiting. On a busy machine, where a
+    pool thread may not get a core for milliseconds, the caller simply does
+    most of the items itself: the worst case is the serial time, not the serial
+    time plus the scheduling delay. Re-raises the first error.
+    """
+    items = list(items)
     executor = pool()
-    if executor is None:
+    if executor is None or len(items) < 2:
         for item in items:
             func(item)
         return
-    for _ in executor.map(func, items):
-        pass
+    remaining = iter(items)
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                item = next(remaining, None)
+            if item is None:
+                return
+            func(item)
+
+    helpers = [executor.submit(work) for _ in range(min(cpu_count(), len(items)) - 1)]
+    try:
+        work()
+    finally:
+        for helper in helpers:
+            # A helper that has not started yet would find nothing left to do:
+            # cancel it rather than wait for it to be scheduled.
+            if not helper.cancel():
+                helper.result()  # it is running: wait for its item (re-raises its error)
