@@ -474,6 +474,8 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
             for index, error in run.cell_errors.items():
                 cell_errors.setdefault(index, error)
             pending = run.pending
+            if not run.ready and ended == "wall" and runs > 1:
+                continue  # a restart after a hang used up the submission's wall clock: fail what is left
             if not run.ready:
                 detail = run.runner_error or run.protocol_error or output.strip()[-2000:] or \
                     _describe_exit(returncode, kind, limits)

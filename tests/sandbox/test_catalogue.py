@@ -216,8 +216,8 @@ def test_attacked_task_messages_are_for_the_student():
 def test_wall_clock_of_the_whole_submission():
     """Slow answers everywhere: what is left when the submission's wall clock is up fails, with the reason."""
     slow = "import time\n\ndef softmax(x, axis=-1):\n    time.sleep(1.2)\n    return x"
-    limits = Limits(cpu_seconds=10, memory_mb=768, wall_seconds=3, cell_seconds=5)
+    limits = Limits(cpu_seconds=10, memory_mb=768, wall_seconds=6, cell_seconds=5)
     result = verify_submission(ASSIGNMENT, replace_softmax(slow)(), SEED, limits)
     assert not tasks_passed(result)["softmax"]
-    assert any("wall-clock limit of 3 s" in (v.message or "") for v in result.verdicts.values())
-    assert result.seconds < 10
+    assert any("wall-clock limit of 6 s" in (v.message or "") for v in result.verdicts.values())
+    assert result.seconds < 15
