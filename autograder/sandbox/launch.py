@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import resource
 import selectors
 import shutil
 import signal
@@ -178,20 +177,16 @@ def _env(scratch: str) -> dict[str, str]:
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
 
-def _preexec(limits: Limits, output_cap: int, drop: bool):
+def rlimits(limits: Limits, output_cap: int) -> dict[str, tuple[int, int]]:
+    """The resource limits the runner sets on itself before it reads the submission.
+
+    Set inside the runner rather than in a ``preexec_fn`` (unsafe in a threaded grader). Under
+    bubblewrap the process has no capabilities, so it cannot raise them again.
+    """
     cpu = max(1, int(round(limits.cpu_seconds)))
     memory = int(limits.memory_mb) << 20
-
-    def apply():  # runs in the child between fork and exec: no allocations worth speaking of
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (output_cap, output_cap))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if drop:
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-    return apply
+    return {"RLIMIT_CPU": (cpu, cpu + 1), "RLIMIT_AS": (memory, memory),
+            "RLIMIT_FSIZE": (output_cap, output_cap), "RLIMIT_CORE": (0, 0)}
 
 
 # ---------------------------------------------------------------- one run of the runner
@@ -344,10 +339,10 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
         else:
             os.chmod(scratch, 0o777)
             cmd = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(job_dir), str(write_fd)]
+        identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop and kind == "subprocess" else {}
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 pass_fds=(write_fd,), env=env if kind == "subprocess" else {"PATH": "/usr/bin:/bin"},
-                                cwd=scratch if kind == "subprocess" else None, start_new_session=True,
-                                preexec_fn=_preexec(limits, run.output_cap + (1 << 20), drop and kind == "subprocess"))
+                                cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
     finally:
         os.close(write_fd)
     selector = selectors.DefaultSelector()
@@ -460,7 +455,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
             job = {"assignment": assignment, "given": list(given), "graded": list(graded),
                    "ref_dir": ("/grader/attention_ref" if kind == "bubblewrap" else ref_dir) if ref_dir else None,
                    "core_path": "/grader/core.py" if kind == "bubblewrap" else str(CORE),
-                   "site_paths": site_paths(),
+                   "site_paths": site_paths(), "rlimits": rlimits(limits, output_cap + (1 << 20)),
                    "cells": [{"index": i, "source": s} for i, s in cells if i not in skip],
                    "skip_cells": sorted(skip),
                    "calls": [s for s in specs if s["id"] in set(pending)]}

@@ -191,6 +191,9 @@ def _run_call(core, namespace, call):
 def main(job_dir, fd):
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
+    import resource
+    for name, (soft, hard) in job["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
     sys.path[:] = [p for p in sys.path if p] + list(job["site_paths"])
     import io
 
@@ -241,7 +244,6 @@ def main(job_dir, fd):
             blob = buffer.getvalue()
         _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
                    "after": after_keys, "peak_bytes": outcome.peak_bytes}, blob)
-    import resource
     usage = resource.getrusage(resource.RUSAGE_SELF)
     _send(fd, {"event": "done", "cpu_seconds": usage.ru_utime + usage.ru_stime})
 
