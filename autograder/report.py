@@ -94,6 +94,31 @@ class ClassSummary:
     n_submissions: int
     titles: dict[str, str] = field(default_factory=dict)  # assignment -> title
 
+    @property
+    def flag_groups(self) -> list[dict]:
+        """Flags grouped by submission and kind: ``{student_id, assignment_id, notebook_id, kind,
+        count, where: [grade_id or "line N"], evidence: [text], flags: [flag]}``, in order."""
+        groups: dict[tuple, dict] = {}
+        for f in self.flags:
+            key = (f["student_id"], f["assignment_id"], f.get("notebook_id"), f.get("kind") or "flag")
+            g = groups.setdefault(key, {"student_id": key[0], "assignment_id": key[1], "notebook_id": key[2],
+                                        "kind": key[3], "count": 0, "where": [], "tasks": [], "evidence": [], "flags": []})
+            g["count"] += 1
+            g["flags"].append(f)
+            where = " ".join(x for x in (f.get("grade_id") or "", f"line {f['line']}" if f.get("line") else "") if x)
+            if where:
+                g["where"].append(where)
+            task = f.get("task") or (cell_task({"grade_id": f.get("grade_id")}, _registry()[0]) if f.get("grade_id") else None)
+            if task and task not in g["tasks"]:
+                g["tasks"].append(task)
+            if f.get("evidence") and f["evidence"] not in g["evidence"]:
+                g["evidence"].append(str(f["evidence"]))
+        return list(groups.values())
+
+    @property
+    def flagged_submissions(self) -> int:
+        return len({(f["student_id"], f["assignment_id"], f.get("notebook_id")) for f in self.flags})
+
 
 def load_results(path: str | Path = DEFAULT_RESULTS) -> dict:
     """Read a ``results.json`` (see docs/ARCHITECTURE.md)."""
@@ -264,13 +289,13 @@ def _shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def render_text(summary: ClassSummary, top: int = 10, width: int = 100) -> str:
+def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flags: int = 20) -> str:
     """The terminal report."""
     out: list[str] = []
     head = f"Class report: {summary.course_id}" if summary.course_id else "Class report"
     out += [head, "=" * len(head),
             f"{len(summary.students)} students, {summary.n_submissions} submissions "
-            f"({len(summary.failed)} could not be graded, {len(summary.flags)} flags)"
+            f"({len(summary.failed)} could not be graded, {summary.flagged_submissions} flagged)"
             + (f"; graded {summary.generated_at}" if summary.generated_at else ""), ""]
 
     # Tasks
@@ -327,13 +352,23 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100) -> str:
         out.append("")
 
     # Flags
-    out.append(f"Flagged submissions ({len(summary.flags)})")
-    if summary.flags:
-        for f in summary.flags:
-            where = f"{f['student_id']}/{f['assignment_id']}"
-            what = " ".join(x for x in (f.get("grade_id") or "", f"line {f['line']}" if f.get("line") else "") if x)
-            out.append(_shorten(f"  {where}  [{f.get('kind', 'flag')}] {what + ': ' if what else ''}"
-                                f"{f.get('evidence', '')}", width))
+    groups = summary.flag_groups
+    out.append(f"Flagged submissions ({summary.flagged_submissions} submissions, {len(summary.flags)} flags)")
+    if groups:
+        for g in groups[:max_flags]:
+            if len(g["where"]) > 2:
+                tasks = g["tasks"]
+                what = (f"{len(g['where'])} cells of {len(tasks)} task{'s' if len(tasks) != 1 else ''}: "
+                        + ", ".join(tasks[:3]) + (", …" if len(tasks) > 3 else ""))
+            else:
+                what = ", ".join(g["where"])
+            count = f" ×{g['count']}" if g["count"] > 1 else ""
+            out.append(_shorten(f"  {g['student_id']}/{g['assignment_id']}  [{g['kind']}{count}] {what}", width))
+            if g["evidence"]:
+                more = f" (+{len(g['evidence']) - 1} more)" if len(g["evidence"]) > 1 else ""
+                out.append(_shorten(f"      {g['evidence'][0]}{more}", width))
+        if len(groups) > max_flags:
+            out.append(f"  … and {len(groups) - max_flags} more flagged submissions (see the HTML report)")
     else:
         out.append("  none")
     out.append("")

@@ -54,15 +54,16 @@ def test_bonus_is_left_out_of_the_total(results_small):
 
 def test_text_report(results_small):
     text = report.render_text(report.summarise(results_small, course_dir=None))
-    assert "5 students, 9 submissions (1 could not be graded, 2 flags)" in text
+    assert "5 students, 9 submissions (1 could not be graded, 2 flagged)" in text
     assert re.search(r"01_scores_softmax\s+softmax\s+1/5\s+20%\s+1\s+softmax.wrong_axis \(2\)", text)
     lines = text.splitlines()
     ranking = lines[lines.index(next(l for l in lines if l.startswith("Most frequent"))) + 1:][:4]
     assert ranking[0].split()[:2] == ["2", "softmax.wrong_axis"]
     assert "softmax normalised along the wrong axis" in ranking[0]
-    assert "s04/01_scores_softmax  [possible tampering] softmax_rows_sum_to_one" in text
-    assert "s05/01_scores_softmax  [static scan] line 12" in text
+    assert "s04/01_scores_softmax  [possible tampering] softmax_rows_sum_to_one\n      nbgrader scored 3/3" in text
+    assert "s05/01_scores_softmax  [static scan] line 12\n      np.allclose = ..." in text
     assert "s05/02_scaling/02_scaling: invalid JSON: the file is not a notebook" in text
+    assert "Flagged submissions (2 submissions, 2 flags)" in text
     assert "Total per student (of 18)" in text
     assert max(len(l) for l in lines) <= 100
 
@@ -79,6 +80,23 @@ def test_html_report(results_small, tmp_path):
                  "invalid JSON: the file is not a notebook", "s05/02_scaling/02_scaling"):
         assert text in page
     assert "&lt;" not in summary.course_id and "<script>" not in page  # escaped output
+
+
+def test_flags_grouped_per_submission(results_small):
+    sub = results_small["submissions"][5]  # s04/01, one tampering flag
+    sub["flags"] += [dict(sub["flags"][0], grade_id=f"softmax_extra_{i}", task="softmax") for i in range(30)]
+    s = report.summarise(results_small, course_dir=None)
+    assert s.flagged_submissions == 2 and len(s.flags) == 32
+    groups = s.flag_groups
+    assert [(g["student_id"], g["kind"], g["count"]) for g in groups] == [
+        ("s04", "possible tampering", 31), ("s05", "static scan", 1)]
+    text = report.render_text(s)
+    assert "[possible tampering ×31] 31 cells of 1 task: softmax\n" in text
+    assert text.count("possible tampering") == 1
+    text = report.render_text(s, max_flags=1)
+    assert "… and 1 more flagged submissions" in text
+    page = report.render_html(s, plots=False)
+    assert "all 31</summary>" in page
 
 
 def test_html_escapes_student_text(results_small):

@@ -1,0 +1,52 @@
+"""autograder demo: a small synthetic class graded end to end (slow: real nbgrader kernels)."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from autograder import demo
+
+
+def test_prepare_refuses_foreign_folder(tmp_path):
+    (tmp_path / "precious.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="not a demo folder"):
+        demo.prepare_course(tmp_path)
+    assert (tmp_path / "precious.txt").exists()
+
+
+def test_prepare_replaces_previous_demo(tmp_path):
+    out = demo.prepare_course(tmp_path / "d")
+    (out / "reports").mkdir()
+    (out / "reports" / "old.json").write_text("{}")
+    demo.prepare_course(out)
+    assert not (out / "reports").exists()
+    assert (out / "course.yml").is_file() and (out / "solutions").is_dir()
+
+
+def test_unknown_assignment(tmp_path, capsys):
+    assert demo.main(["--out", str(tmp_path / "d"), "--assignments", "99_nope"]) == 2
+    assert "no source notebook for 99_nope" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_demo_end_to_end(tmp_path):
+    pytest.importorskip("autograder.api")
+    stream = io.StringIO()
+    result = demo.run_demo(tmp_path / "demo", n_students=5, seed=0, assignments=["01_scores_softmax"],
+                           workers=2, progress=False, stream=stream)
+    text = stream.getvalue()
+    assert "Class report" in text and "Most frequent misconceptions" in text and "Demo done in" in text
+    results = json.loads((tmp_path / "demo" / "reports" / "results.json").read_text())
+    assert len(results["submissions"]) == 5
+    assert all(s["status"] == "graded" for s in results["submissions"])
+    kinds = {s.student_id: s.kind for s in result["class"].students}
+    scores = {s["student_id"]: s["score"] for s in results["submissions"]}
+    for sid, kind in kinds.items():
+        if kind == "complete":
+            assert scores[sid] == 20
+        if kind == "blank":
+            assert scores[sid] == 0
+    assert (tmp_path / "demo" / "reports" / "report.html").read_text().count("<svg") >= 2
+    assert len(result["feedback"]) == 5
