@@ -13,7 +13,6 @@ import hashlib
 import json
 import logging
 import os
-import signal
 import tempfile
 import threading
 import time
@@ -204,20 +203,12 @@ def _zero_cells(url: str, bundle: AssignmentBundle, job: Job) -> tuple[list, dic
     return cells, {}
 
 
-def _kill_kernel(fired: threading.Event) -> None:
-    """The submission's wall-clock limit is up: kill its kernel (nbgrader then fails the run).
-
-    Kernels run in their own process group (session) whether spawned by jupyter_client or
-    forked by the zygote, so this never reaches the worker itself.
-    """
+def _expire(fired: threading.Event) -> None:
+    """The submission's wall-clock limit is up: kill its kernel (nbgrader then fails the run)."""
     from .timing import clock
 
     fired.set()
-    if clock.kernel_pgid and clock.kernel_pgid != os.getpgrp():
-        try:
-            os.killpg(clock.kernel_pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    clock.kill_kernel()
 
 
 class _ErrorLog(logging.Handler):
@@ -265,7 +256,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     clock.reset()
     limit = bundle.course.grading.submission_timeout
     fired = threading.Event()
-    watchdog = threading.Timer(limit, _kill_kernel, args=(fired,))
+    watchdog = threading.Timer(limit, _expire, args=(fired,))
     watchdog.daemon = True
     try:
         watchdog.start()

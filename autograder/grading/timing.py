@@ -5,6 +5,8 @@ grading jobs register in place of ``Execute`` (same behaviour, same configuratio
 """
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import time
 
@@ -17,10 +19,23 @@ class _Clock:
     def __init__(self):
         self.marks: dict[str, float] = {}
         self.kernel_pgid: int | None = None  # the running kernel's process group (for the watchdog)
+        self.expired = False
 
     def reset(self) -> None:
         self.marks = {"begin": time.perf_counter()}
         self.kernel_pgid = None
+        self.expired = False
+
+    def kill_kernel(self) -> None:
+        """The submission's time is up: kill its kernel now, or as soon as it has started."""
+        self.expired = True
+        # Kernels have their own process group (jupyter_client starts a new session, the
+        # zygote calls setpgrp), so this never reaches the worker.
+        if self.kernel_pgid and self.kernel_pgid != os.getpgrp():
+            try:
+                os.killpg(self.kernel_pgid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def mark(self, name: str) -> None:
         self.marks[name] = time.perf_counter()
@@ -53,17 +68,12 @@ class TimedExecute(Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         """Execute the notebook (see nbgrader's Execute) and record time marks."""
-        self.on_notebook_start = lambda **_: self._ready()
+        self.on_notebook_start = lambda **_: clock.mark("ready")
         clock.mark("exec_start")
         try:
             return super().preprocess(nb, resources, km)
         finally:
             clock.mark("exec_end")
-
-    def _ready(self) -> None:
-        clock.mark("ready")
-        provisioner = getattr(self.km, "provisioner", None)
-        clock.kernel_pgid = getattr(provisioner, "pgid", None) or getattr(provisioner, "pid", None)
 
     async def async_start_new_kernel(self, **kwargs):
         """Start the kernel with its process-level stdout and stderr discarded.
@@ -73,7 +83,11 @@ class TimedExecute(Execute):
         """
         kwargs.setdefault("stdout", subprocess.DEVNULL)
         kwargs.setdefault("stderr", subprocess.DEVNULL)
-        return await super().async_start_new_kernel(**kwargs)
+        await super().async_start_new_kernel(**kwargs)
+        provisioner = getattr(self.km, "provisioner", None)
+        clock.kernel_pgid = getattr(provisioner, "pgid", None) or getattr(provisioner, "pid", None)
+        if clock.expired:
+            clock.kill_kernel()
 
     # nbclient binds the sync wrapper to its own coroutine: rebind it to ours.
     start_new_kernel = run_sync(async_start_new_kernel)
