@@ -27,8 +27,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "test-output" / "screenshots"
+from .nbtools import REPO, SCREENSHOTS  # noqa: E402
 CHROMIUM = Path(os.environ.get("AUTOGRADER_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--headless",
@@ -142,6 +141,13 @@ def lab_server(tmp_path_factory) -> LabServer:
     _write_settings(base / "settings")
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONWARNINGS"] = "ignore"  # the server's own deprecation noise goes to its log only
+
+    # nbgrader's Validate handler reads nbgrader_config.py from the server's working directory
+    # (and the Jupyter config path); put the course's there so validation uses the course's
+    # settings (cell timeout, stubs). Without it validation still works, with nbgrader's defaults.
+    for name in ("nbgrader_config.py", "course.yml"):
+        if (REPO / name).is_file():
+            shutil.copy2(REPO / name, root / name)
 
     port = _free_port()
     token = secrets.token_hex(24)
@@ -301,6 +307,24 @@ JS_KERNEL_READY = """
   return /\\|\\s*Idle/.test(text) && !/No Kernel/.test(text);
 }
 """
+JS_SCROLL_EXTRA = """
+(sel) => {
+  const panel = document.querySelector(sel);
+  let extra = 0;
+  for (const el of panel.querySelectorAll('*')) {
+    const hidden = el.scrollHeight - el.clientHeight;
+    if (hidden > extra && getComputedStyle(el).overflowY !== 'visible') extra = hidden;
+  }
+  return extra;
+}
+"""
+JS_SCROLL_TOP = """
+(sel) => {
+  for (const el of document.querySelector(sel).querySelectorAll('*')) {
+    if (el.scrollTop > 0) el.scrollTop = 0;
+  }
+}
+"""
 JS_CELLS = """
 (sel) => {
   const panel = document.querySelector(sel);
@@ -421,6 +445,27 @@ class LabPage:
     # -- reading ------------------------------------------------------------------------------
     def cells(self) -> list[dict]:
         return self.page.evaluate(JS_CELLS, CURRENT)
+
+    def hide_left_sidebar(self) -> None:
+        """Collapse the file browser (click its active tab), so the notebook gets the width."""
+        if self.page.locator("#jp-left-stack").is_visible():
+            self.page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").first.click()
+            self.page.locator("#jp-left-stack").wait_for(state="hidden", timeout=10_000)
+
+    def screenshot_notebook(self, name: str, max_height: int = 16_000) -> Path:
+        """A screenshot of the whole notebook: the window is made as tall as the notebook's
+        scrolled content (up to ``max_height`` pixels), then restored."""
+        self.hide_left_sidebar()
+        size = self.page.viewport_size
+        extra = self.page.evaluate(JS_SCROLL_EXTRA, CURRENT)
+        self.page.set_viewport_size(
+            {"width": size["width"], "height": min(size["height"] + max(extra, 0), max_height)})
+        try:
+            self.page.evaluate(JS_SCROLL_TOP, CURRENT)
+            self.page.wait_for_timeout(500)
+            return self.screenshot(name, full_page=False)
+        finally:
+            self.page.set_viewport_size(size)
 
     def screenshot(self, name: str, full_page: bool = True) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

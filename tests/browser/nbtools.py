@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 
 REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "test-output" / "screenshots"
 PYTHON3 = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 NBGRADER_CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", re.M)

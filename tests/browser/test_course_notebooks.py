@@ -1,0 +1,186 @@
+"""The course notebooks as a student meets them: JupyterLab 4 with nbgrader's lab extension, in
+headless Chromium (issue 6, "In the browser").
+
+* a released notebook with its answers filled in (from ``solutions/``): Run All through the
+  menu; every visible check reports success, the summary says every task is done, every plot
+  is an image on the page, and nbgrader's "Validate" button reports success;
+* an untouched released notebook: Run All reaches the end; every visible check reports its
+  task "not done yet" with the friendly message; the only errors on the page are the stubs'
+  ``NotImplementedError``;
+* screenshots of every rendered notebook and of the class report page, in
+  ``test-output/screenshots/``.
+
+The tests are parametrised over the notebooks present when they are collected.
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+
+import pytest
+
+from .nbtools import (REPO, SCREENSHOTS, assignments_in, checked_task, completed_notebook, draws_plot,
+                      is_solution, is_summary, run_checks_summary, stage)
+
+pytestmark = [pytest.mark.browser]
+
+PASS, FAIL = "✔", "✘"
+try:  # the visible checks' own symbols, when the module is importable
+    from autograder.notebook import FAIL, PASS  # noqa: F811
+except ImportError:  # pragma: no cover - the harness works before the course exists
+    pass
+
+STDERR = "application/vnd.jupyter.stderr"
+NOT_DONE = "not done yet"
+
+
+def _params(kind: str):
+    found = assignments_in(kind)
+    return found or [pytest.param(None, marks=pytest.mark.skip(reason=f"no notebooks in {kind}/ yet"))]
+
+
+def _text(cell: dict) -> str:
+    return "\n".join(o["text"] for o in cell["outputs"])
+
+
+def _describe(i: int, source: str, cell: dict) -> str:
+    return f"cell {i} ({source.strip().splitlines()[0][:60] if source.strip() else 'empty'!r}): " \
+           f"{_text(cell)[:400]!r}"
+
+
+@pytest.mark.parametrize("assignment", _params("solutions"))
+def test_completed_notebook_passes_its_checks_shows_plots_and_validates(lab, assignment):
+    nb = completed_notebook(assignment)
+    relpath = stage(assignment, "solutions", lab.server.root, nb)
+    lab.open_notebook(relpath)
+    lab.run_all()
+    cells = lab.cells()
+    assert len(cells) == len(nb.cells), "the page shows a different number of cells"
+
+    problems = []
+    for i, (src, cell) in enumerate(zip(nb.cells, cells)):
+        if src.cell_type != "code":
+            continue
+        if not re.fullmatch(r"\[\d+\]:", cell["prompt"]):
+            problems.append(f"cell {i} did not run (prompt {cell['prompt']!r})")
+        if any(o["mime"] == STDERR for o in cell["outputs"]):
+            problems.append("error/stderr in " + _describe(i, src.source, cell))
+        task = checked_task(src.source)
+        if task:
+            text = _text(cell)
+            if not text.startswith(f"{PASS} {task}:") or FAIL in text:
+                problems.append(f"visible check of {task} does not pass: " + _describe(i, src.source, cell))
+        if is_summary(src.source):
+            rows = run_checks_summary(_text(cell))
+            bad = {t: s for t, s in rows.items() if t != "task" and not s.startswith(PASS)}
+            if not rows or bad:
+                problems.append(f"summary does not show every task done: {bad or _text(cell)!r}")
+        if draws_plot(src.source):
+            imgs = cell["images"]
+            if not imgs or not all(im["complete"] and im["width"] > 50 and im["height"] > 50 for im in imgs):
+                problems.append(f"plot missing: " + _describe(i, src.source, cell) + f" images={imgs}")
+            if "plot appears once" in _text(cell):
+                problems.append("plot placeholder shown: " + _describe(i, src.source, cell))
+    assert not problems, "\n".join(problems)
+    assert sum(checked_task(c.source) is not None for c in nb.cells if c.cell_type == "code"), \
+        "the notebook has no visible check cell"
+    assert not lab.page_errors, lab.page_errors
+    lab.screenshot_notebook(f"completed-{assignment}")
+
+    title, body = lab.validate()
+    assert title == "Validation Results" and "Success! Your notebook passes all the tests." in body, \
+        f"Validate said {title!r}: {body[:2000]}"
+
+
+@pytest.mark.parametrize("assignment", _params("assignments"))
+def test_untouched_notebook_reports_stubs_not_done(lab, assignment):
+    import nbformat
+
+    nb = nbformat.read(REPO / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
+    relpath = stage(assignment, "assignments", lab.server.root, nb)
+    lab.open_notebook(relpath)
+    lab.run_all()
+    cells = lab.cells()
+    assert len(cells) == len(nb.cells)
+
+    never_ran = [i for i, (s, c) in enumerate(zip(nb.cells, cells))
+                 if s.cell_type == "code" and not re.fullmatch(r"\[\d+\]:", c["prompt"])]
+    if never_ran:
+        stopper = max((i for i in range(never_ran[0]) if nb.cells[i].cell_type == "code"), default=None)
+        pytest.fail(
+            f"Run All stopped before the end: cells {never_ran} never ran. JupyterLab aborts the "
+            f"cells after one that raises (here cell {stopper}, grade_id "
+            f"{nb.cells[stopper].metadata.get('nbgrader', {}).get('grade_id')!r}) unless that "
+            f"cell is tagged 'raises-exception'; tag the solution cells whose stub raises at "
+            f"the top level in solutions/ (nbgrader keeps the tag in the student version).")
+
+    problems = []
+    seen_checks = 0
+    for i, (src, cell) in enumerate(zip(nb.cells, cells)):
+        if src.cell_type != "code":
+            continue
+        for o in cell["outputs"]:
+            if o["mime"] == STDERR and not (is_solution(src) and "NotImplementedError" in o["text"]):
+                problems.append("unexpected error/stderr in " + _describe(i, src.source, cell))
+        task = checked_task(src.source)
+        if task:
+            seen_checks += 1
+            text = _text(cell)
+            if not text.startswith(f"{FAIL} {task}: {NOT_DONE}.") or "NotImplementedError" not in text:
+                problems.append(f"visible check of {task} does not say 'not done yet': "
+                                + _describe(i, src.source, cell))
+        if is_summary(src.source):
+            rows = run_checks_summary(_text(cell))
+            done = {t: s for t, s in rows.items() if t != "task" and s.startswith(PASS)}
+            if not rows or done:
+                problems.append(f"summary of an untouched notebook shows tasks done: {done or _text(cell)!r}")
+    assert not problems, "\n".join(problems)
+    assert seen_checks, "the notebook has no visible check cell"
+    assert not lab.page_errors, lab.page_errors
+    lab.screenshot_notebook(f"untouched-{assignment}")
+
+
+def test_nbgrader_lab_extension_is_loaded(lab):
+    """The lab extension's "Validate" toolbar button and menu, and its server extension."""
+    import nbgrader
+
+    [assignment] = assignments_in("assignments")[:1] or [None]
+    if assignment is None:
+        pytest.skip("no released notebook yet")
+    import nbformat
+
+    nb = nbformat.read(REPO / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
+    lab.open_notebook(stage(assignment, "assignments", lab.server.root, nb))
+    toolbar = lab.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-NotebookPanel-toolbar")
+    assert toolbar.get_by_text("Validate", exact=True).count() == 1
+    assert lab.page.locator("#jp-menu-panel .lm-MenuBar-item", has_text="Nbgrader").count() == 1
+    assert lab.server.api(f"nbgrader_version?version={nbgrader.__version__}") == {"success": True}
+
+
+def test_class_report_page_screenshot(browser_context, tmp_path):
+    if importlib.util.find_spec("autograder.report") is None:
+        pytest.skip("autograder.report does not exist yet")
+    fixture = REPO / "tests" / "views" / "fixtures" / "results_small.json"
+    if not fixture.exists():
+        pytest.skip(f"no results.json to report on ({fixture.relative_to(REPO)} is missing)")
+    import io
+
+    from autograder import report
+
+    html = tmp_path / "reports" / "report.html"
+    report.write_report(fixture, html, course_dir=REPO, out=io.StringIO())
+    page = browser_context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(html.as_uri())
+        page.wait_for_load_state("load")
+        assert page.locator("svg").count() >= 1, "the report page shows no plot"
+        assert "01_scores_softmax" in page.inner_text("body")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "class-report.png"), full_page=True)
+        shutil.copy(html, SCREENSHOTS / "class-report.html")
+    finally:
+        page.close()
+    assert not errors, errors
