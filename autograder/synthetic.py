@@ -165,7 +165,12 @@ def _student_ids(n: int) -> list[str]:
 
 def _pick_pair(wrong: list, rng: random.Random, first):
     """A second mistake on another task whose cells do not overlap the first's."""
-    candidates = [v for v in wrong if v.task != first.task and not set(v.answers) & set(first.answers)]
+    def touches(v) -> set:
+        return {v.task, *getattr(v, "also_fails", ())}
+
+    # Another task, other cells, and neither mistake hides the other (a wrong split_heads also
+    # breaks multi_head_attention, so a second mistake there would not show).
+    candidates = [v for v in wrong if not touches(v) & touches(first) and not set(v.answers) & set(first.answers)]
     return rng.choice(candidates) if candidates else None
 
 
