@@ -10,15 +10,19 @@ import re
 import pytest
 
 from autograder import submissions
-
 from autograder.catalogue import nb04 as catalogue
 from autograder.checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, checks_for_assignment
 from autograder.checks import nb04_heads as checks_module
 
 ASSIGNMENT = "04_heads"
 POINTS = 20
-#: Catalogue variants that also go through nbgrader's real execution (the rest are graded in-process).
-REAL_SUBSET = ["split_heads_reshape_without_transpose", "multi_head_attention_divisor_d_model", "attention_param_count_times_heads", "multi_head_attention_per_head_loop"]
+#: Catalogue variants that also go through nbgrader's real execution (every variant is graded
+#: in-process above): student id -> variants combined in one submission (each answers other cells).
+REAL_SUBMISSIONS = {
+    "wrong-split-and-count": ("split_heads_reshape_without_transpose", "attention_param_count_times_heads"),
+    "wrong-divisor": ("multi_head_attention_divisor_d_model",),
+    "right-rewrites": ("multi_head_attention_per_head_loop", "project_einsum", "attention_param_count_from_shapes"),
+}
 WRONG = [v for v in catalogue.VARIANTS if not v.correct]
 RIGHT = [v for v in catalogue.VARIANTS if v.correct]
 
@@ -98,14 +102,18 @@ def test_correct_rewrite_gets_full_marks(course, variant):
 # ---------------------------------------------------------------- nbgrader's real autograde
 @pytest.fixture(scope="module")
 def graded(course, nbgrader_course):
-    """One real ``nbgrader autograde`` run: the solution, the untouched stubs and the subset."""
+    """One real ``nbgrader autograde`` run: the solution, the untouched stubs and the catalogue subset."""
     nbc = nbgrader_course(ASSIGNMENT)
     release = nbc.release()
-    subs = {"solution": submissions.fill(release, course.answers(ASSIGNMENT)), "blank": release}
+    solved = submissions.fill(release, course.answers(ASSIGNMENT))
+    subs = {"solution": solved, "blank": release}
     by_name = {v.name: v for v in catalogue.VARIANTS}
-    for name in REAL_SUBSET:
-        base = submissions.fill(release, course.answers(ASSIGNMENT))
-        subs[name.replace("_", "-")] = submissions.fill(base, _answers(by_name[name]))
+    for student, names in REAL_SUBMISSIONS.items():
+        answers = {}
+        for name in names:
+            assert not set(answers) & set(by_name[name].answers), "variants of one submission must answer different cells"
+            answers.update(_answers(by_name[name]))
+        subs[student] = submissions.fill(solved, answers)
     return nbc, nbc.autograde(subs)
 
 
@@ -141,18 +149,19 @@ def test_nbgrader_gives_the_untouched_notebook_zero(graded):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", REAL_SUBSET)
-def test_nbgrader_grades_catalogue_variants(graded, name):
+@pytest.mark.parametrize("student", list(REAL_SUBMISSIONS))
+def test_nbgrader_grades_catalogue_variants(graded, student):
     _, results = graded
-    variant = {v.name: v for v in catalogue.VARIANTS}[name]
-    result = results[name.replace("_", "-")]
+    by_name = {v.name: v for v in catalogue.VARIANTS}
+    variants = [by_name[name] for name in REAL_SUBMISSIONS[student]]
+    result = results[student]
     assert not result.stderr_cells
-    task_cells = {c.grade_id for c in checks_for_assignment(ASSIGNMENT) if c.task == variant.task}
     lost = result.lost()
-    if variant.correct:
+    if all(v.correct for v in variants):
         assert result.score == POINTS, lost
-    else:
-        assert set(lost) & task_cells, f"{name} lost no points on {variant.task}"
-        assert set(lost) <= task_cells | {c.grade_id for c in checks_for_assignment(ASSIGNMENT)
-                                          if c.task in variant.also_fails}
-        assert all(result.messages.get(g) for g in lost)
+        return
+    cells_of = lambda tasks: {c.grade_id for c in checks_for_assignment(ASSIGNMENT) if c.task in tasks}  # noqa: E731
+    for variant in variants:
+        assert set(lost) & cells_of({variant.task}), f"{variant.name} lost no points on {variant.task}"
+    assert set(lost) <= cells_of({t for v in variants for t in (v.task, *v.also_fails)})
+    assert all(result.messages.get(g) for g in lost)
