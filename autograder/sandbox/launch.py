@@ -143,9 +143,27 @@ def _bwrap_command(job_dir: Path, ref_dir: str | None, fd: int, limits: Limits, 
         cmd += ["--ro-bind", ref_dir, "/grader/attention_ref"]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp",
             "--chdir", "/tmp", "--clearenv"]
+    for cache in _font_caches():
+        cmd += ["--ro-bind", str(cache), f"{env['MPLCONFIGDIR']}/{cache.name}"]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
     return cmd + [os.path.realpath(sys.executable), "-I", "-S", "-B", "/grader/runner.py", "/job", str(fd)]
+
+
+def _font_caches() -> list[Path]:
+    """matplotlib's font list(s) of the grader's user, so a sandboxed ``import matplotlib`` need not rebuild it.
+
+    Found without importing matplotlib: ``$MPLCONFIGDIR``, else ``$XDG_CACHE_HOME/matplotlib`` or
+    ``~/.cache/matplotlib``. Only ``fontlist-v*.json`` files are shared (read-only under bwrap).
+    """
+    if os.environ.get("MPLCONFIGDIR"):
+        base = Path(os.environ["MPLCONFIGDIR"])
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib"
+    try:
+        return sorted(p for p in base.glob("fontlist-v*.json") if p.is_file() and p.stat().st_size < 16 << 20)
+    except OSError:
+        return []
 
 
 def _scratch_bytes(limits: Limits) -> int:
@@ -338,6 +356,10 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
             cmd = _bwrap_command(job_dir, ref_dir, write_fd, limits, env)
         else:
             os.chmod(scratch, 0o777)
+            mpl = Path(env["MPLCONFIGDIR"])
+            for cache in _font_caches():
+                mpl.mkdir(mode=0o777, exist_ok=True)
+                shutil.copyfile(cache, mpl / cache.name)
             cmd = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(job_dir), str(write_fd)]
         identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop and kind == "subprocess" else {}
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
