@@ -23,7 +23,7 @@ def serial_softmax(x, axis=-1):
 def tiny_threshold(monkeypatch):
     """Send small arrays down the parallel path, in cache blocks of a few elements."""
     monkeypatch.setattr(scores_module, "PARALLEL_MIN_ELEMENTS", 1)
-    monkeypatch.setattr(scores_module, "CACHE_BLOCK_ELEMENTS", 16)
+    monkeypatch.setattr(scores_module, "CACHE_BLOCK_BYTES", 128)
 
 
 @pytest.mark.parametrize("shape", [(3, 5), (2, 3, 7, 11), (1, 40), (40, 1), (3, 17, 13)])
