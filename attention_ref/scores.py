@@ -95,16 +95,20 @@ def softmax_inplace(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax that overwrites ``x`` (a floating array the caller owns).
 
     Kept separate from :func:`softmax` so that attention can reuse its own score
-    array instead of allocating three more arrays of the same size. Large
-    C-contiguous arrays normalised along the last axis are cut into bands of
-    rows that a few threads process at the same time (see ``_threads``): the
-    result is the same, row by row, as the serial code.
+    array instead of allocating three more arrays of the same size. Along the
+    last axis of a C-contiguous array the rows are processed a cache-sized block
+    at a time, and large arrays are cut into bands of rows that a few threads
+    process at the same time (see ``_threads``). Each row goes through the same
+    operations either way, so the result does not depend on the path taken.
     """
     last_axis = axis in (-1, x.ndim - 1)
-    if not last_axis or x.size < PARALLEL_MIN_ELEMENTS or not x.flags.c_contiguous:
+    if not last_axis or x.size == 0 or not x.flags.c_contiguous:
         _softmax_slices(x, axis)
         return x
     rows = x.reshape(-1, x.shape[-1])  # a view: (..., n) -> (rows, n)
+    if x.size < PARALLEL_MIN_ELEMENTS:
+        _softmax_rows_blockwise(rows)
+        return x
     n_bands = 4 * cpu_count()  # a few bands per core, so that a slow core does not hold up the rest
     band = -(-rows.shape[0] // n_bands)  # ceil
     map_parallel(_softmax_rows_blockwise, [rows[i:i + band] for i in range(0, rows.shape[0], band)])

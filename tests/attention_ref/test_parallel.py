@@ -19,10 +19,11 @@ def serial_softmax(x, axis=-1):
     return out
 
 
-@pytest.fixture
-def tiny_threshold(monkeypatch):
-    """Send small arrays down the parallel path, in cache blocks of a few elements."""
-    monkeypatch.setattr(scores_module, "PARALLEL_MIN_ELEMENTS", 1)
+@pytest.fixture(params=["threads", "one thread"])
+def tiny_threshold(monkeypatch, request):
+    """Send small arrays down the blocked paths (threaded or not), in cache blocks of a few elements."""
+    threshold = 1 if request.param == "threads" else 10**12
+    monkeypatch.setattr(scores_module, "PARALLEL_MIN_ELEMENTS", threshold)
     monkeypatch.setattr(scores_module, "CACHE_BLOCK_BYTES", 128)
 
 
