@@ -351,13 +351,15 @@ def _mha_call(args, mask=None):
     return Call("multi_head_attention", tuple(args), kwargs)
 
 
-@checks.add("multi_head_attention", "shapes", "shapes: 2 heads over 5 positions of width 8",
-            calls=lambda rng: [_mha_call(_mha_args(rng, (), 5, 5, 8, 2, 4, 4, 8, self_attn=True))])
+@checks.add("multi_head_attention", "shapes", "shapes: 2 heads over 5 positions of width 8, W_o to width 6",
+            calls=lambda rng: [_mha_call(_mha_args(rng, (), 5, 5, 8, 2, 4, 4, 6, self_attn=True))])
 def _(calls, outcomes):
     call = calls[0]
-    X_q, X_kv, W_q, W_k, W_v, W_o, h = call.args
     out, weights = expect.pair(outcomes[0], call)
-    expect.shape(out, (5, 8), "your attention's output", " (n_q, d_out)")
+    expect.shape(out, (5, 6), "your attention's output", " (n_q, d_out): W_o's number of columns",
+                 diagnoses=[((5, 8), "multi_head_attention.no_output_projection",
+                             "the merged heads were not sent through the output projection W_o, which "
+                             "recombines the heads and brings the width to W_o's number of columns.")])
     expect.shape(weights, (2, 5, 5), "your attention's weights", " (heads, n_q, n_k): one table per head",
                  diagnoses=[((5, 5), "multi_head_attention.weights_averaged",
                              "return one table of weights per head (keep the head axis), not their average.")])
