@@ -12,7 +12,9 @@ from .scores import softmax_inplace
 def resolve_scale(scale, d_k: int) -> float:
     """The factor the scores are multiplied by: ``1 / sqrt(d_k)`` unless given."""
     if scale is None:
-        return 1.0 / math.sqrt(d_k)
+        if d_k == 0:
+            raise ValueError("queries and keys have width d_k=0: the default scale 1/sqrt(d_k) is undefined")
+        return 1.0 / math.sqrt(d_k)  # a Python float: float32 scores stay float32 (np.sqrt would promote)
     try:
         return float(scale)
     except (TypeError, ValueError):

@@ -54,6 +54,10 @@ class TestAttentionArguments:
         with pytest.raises(ValueError, match="Q must be a rectangular array"):
             func([[1.0, 2.0], [3.0]], K, V)
 
+    def test_zero_width(self, func):
+        with pytest.raises(ValueError, match="width d_k=0"):
+            func(np.ones((5, 0)), np.ones((7, 0)), V[0])
+
     def test_bad_scale(self, func):
         with pytest.raises(TypeError, match="scale must be a number or None, got 'big'"):
             func(Q, K, V, scale="big")
