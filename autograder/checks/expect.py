@@ -25,6 +25,9 @@ def value(outcome: Outcome, call: Call):
         raise CheckFailed(f"`{name}` is not written yet: it still raises NotImplementedError. "
                           f"Replace the stub with your answer and run its cell.", "not_implemented")
     if kind == "NameError" and f"'{name}'" in detail:
+        if call.value_only:  # an answer such as STOP_AND_TRY_WEIGHTS = ..., still a stub
+            raise CheckFailed(f"`{name}` is not defined yet: write `{name} = ...` in its cell (in place of the "
+                              f"stub) and run it.", "not_defined")
         raise CheckFailed(f"`{name}` is not defined: run the cell that defines it first.", "not_defined")
     raise CheckFailed(f"`{call.describe()}` raised {kind}: {detail}", "raises")
 

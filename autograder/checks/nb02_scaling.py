@@ -138,22 +138,28 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- leading_weight
+# leading_weight returns one float computed from three scores; the route (raw / sqrt(width), or (2, 1, 0)
+# directly) changes it by a few ulps, while the flag and divisor mistakes change it by more than 1e-2.
+# A relative 1e-6 also accepts a float32 computation.
+LEADING_TOL = (1e-6, 1e-9)
+
+
 def _judge_leading(calls, outcomes, scaled):
     for call, outcome in zip(calls, outcomes):
         width = call.args[0]
         got = expect.number(outcome, call, f"`leading_weight({width!r}, scaled={scaled})`")
         want = ref.leading_weight(width, scaled=scaled)
-        if expect.allclose(got, want, 1e-6, 1e-9):
+        if expect.allclose(got, want, *LEADING_TOL):
             continue
         if not math.isfinite(got):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
                               "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
-        if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), 1e-6, 1e-9):
+        if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), *LEADING_TOL):
             raise CheckFailed("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the "
                               "raw scores by sqrt(width).", "leading_weight.flag_inverted")
         if scaled:
             raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
-            if expect.allclose(got, float(ref.softmax(raw / width)[0]), 1e-6, 1e-9):
+            if expect.allclose(got, float(ref.softmax(raw / width)[0]), *LEADING_TOL):
                 raise CheckFailed("you divided the raw scores by the width; divide by its square root.",
                                   "leading_weight.scaled_by_width")
         raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is off: the raw scores are (2, 1, 0) times "

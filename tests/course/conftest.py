@@ -66,6 +66,12 @@ def is_test_cell(cell) -> bool:
 class Course:
     """Readers of the committed notebooks and in-process grading (see the module docstring)."""
 
+    def source_path(self, assignment: str) -> Path:
+        return notebook_path(SOLUTIONS, assignment)
+
+    def release_path(self, assignment: str) -> Path:
+        return notebook_path(ASSIGNMENTS, assignment)
+
     def source(self, assignment: str):
         return submissions.read(notebook_path(SOLUTIONS, assignment))
 
@@ -73,7 +79,12 @@ class Course:
         return submissions.read(notebook_path(ASSIGNMENTS, assignment))
 
     def answers(self, assignment: str) -> dict[str, str]:
-        return submissions.solution_answers(self.source(assignment))
+        """The instructor's answers: code cells without the markers, and the model written answers."""
+        source = self.source(assignment)
+        answers = submissions.solution_answers(source)
+        answers.update({nbgrader_meta(c)["grade_id"]: c.source for c in source.cells
+                        if c.cell_type == "markdown" and nbgrader_meta(c).get("solution")})
+        return answers
 
     def solved(self, assignment: str):
         return submissions.fill(self.release(assignment), self.answers(assignment))
@@ -185,14 +196,15 @@ class NbgraderCourse:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 nbformat.write(nb, str(path))
             self._runs += 1
-            _nbgrader(self.root, "autograde", self.assignment, "--force", "--create", seed=seed)
+            _nbgrader(self.root, "autograde", self.assignment, "--create", seed=seed)  # skips graded students
             for student in new:
                 self._results[student] = self._read(student)
         return {s: self._results[s] for s in subs}
 
     def _read(self, student: str) -> Result:
         result = Result(student)
-        with sqlite3.connect(self.root / "gradebook.db") as db:
+        db = sqlite3.connect(self.root / "gradebook.db")
+        try:
             rows = db.execute(
                 """
                 SELECT bc.name, g.auto_score, g.manual_score, gc.max_score, g.needs_manual_grade
@@ -204,6 +216,8 @@ class NbgraderCourse:
                 JOIN assignment a ON sa.assignment_id = a.id
                 WHERE sa.student_id = ? AND a.name = ?
                 """, (student, self.assignment)).fetchall()
+        finally:
+            db.close()
         if not rows:
             raise RuntimeError(f"no grades for {student} in the gradebook")
         for name, auto, manual, max_score, needs_manual in rows:

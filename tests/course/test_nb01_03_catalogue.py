@@ -1,0 +1,41 @@
+"""Every catalogue variant of 01-03, graded in-process (fast): wrong answers lose points on their own
+task with their misconception named; correct answers written differently get full marks."""
+from __future__ import annotations
+
+import pytest
+
+from autograder.catalogue import nb01, nb02, nb03
+from autograder.checks import MISCONCEPTIONS, TASKS
+
+VARIANTS = [*nb01.VARIANTS, *nb02.VARIANTS, *nb03.VARIANTS]
+WRONG = [v for v in VARIANTS if not v.correct]
+RIGHT = [v for v in VARIANTS if v.correct]
+
+
+def test_catalogue_size():
+    assert len(WRONG) >= 18 and len(RIGHT) >= 7
+    assert len({v.name for v in VARIANTS}) == len(VARIANTS), "variant names are unique"
+
+
+@pytest.mark.parametrize("variant", WRONG, ids=lambda v: v.name)
+def test_wrong_answer_loses_points_on_its_task(course, variant):
+    assert variant.task in TASKS[variant.assignment]
+    assert variant.misconception in MISCONCEPTIONS, f"{variant.misconception} has no title in MISCONCEPTIONS"
+    assert variant.source, "say where the mistake is documented"
+    failed = course.failed(course.fill(variant.assignment, variant.answers), variant.assignment)
+    own = {g: v for g, v in failed.items() if v.task == variant.task}
+    assert own, f"{variant.name} passes every check of {variant.task}"
+    assert variant.misconception in {v.misconception for v in own.values()}, \
+        {g: (v.misconception, v.message) for g, v in own.items()}
+    stray = {g: v.misconception for g, v in failed.items()
+             if v.task != variant.task and v.task not in variant.also_fails}
+    assert not stray, f"{variant.name} also fails checks of other tasks: {stray}"
+    for verdict in own.values():  # the message is for the student: no arrays, no traceback
+        assert verdict.message and "array(" not in verdict.message and "Traceback" not in verdict.message
+
+
+@pytest.mark.parametrize("variant", RIGHT, ids=lambda v: v.name)
+def test_correct_answer_written_differently_gets_full_marks(course, variant):
+    for seed in (0, 7):
+        failed = course.failed(course.fill(variant.assignment, variant.answers), variant.assignment, seed=seed)
+        assert not failed, {g: v.message for g, v in failed.items()}
