@@ -508,15 +508,15 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                 reason = run.protocol_error or "it was stopped"
             else:
                 reason = run.runner_error or _describe_exit(returncode, kind, limits)
+            label = {"timeout": "TimeoutError", "stopped": "Stopped"}.get(ended, "ProcessDied")
             if where == "cell":
                 skip.add(what)
-                cell_errors[what] = f"{'TimeoutError' if ended == 'timeout' else 'ProcessDied'}: the cell was " \
-                                    f"stopped: {reason}; verification ran the other cells without it"
+                cell_errors[what] = f"{label}: the cell was stopped: {reason}; verification ran the other " \
+                                    f"cells without it"
                 notes.append(f"cell {what}: {reason}")
             elif where == "call":
                 call = by_id[what]
-                kind_name = "TimeoutError" if ended == "timeout" else "ProcessDied"
-                outcomes[what] = Outcome(error=f"{kind_name}: {reason}")
+                outcomes[what] = Outcome(error=f"{label}: {reason}")
                 pending.remove(what)
                 task = task_of[what]
                 for other in [i for i in pending if task_of[i] == task]:
