@@ -365,6 +365,11 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 pass_fds=(write_fd,), env=env if kind == "subprocess" else {"PATH": "/usr/bin:/bin"},
                                 cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
+    except BaseException:
+        os.close(read_fd)
+        if kind == "subprocess":
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
     finally:
         os.close(write_fd)
     selector = selectors.DefaultSelector()
@@ -373,7 +378,7 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
     buffer, kept = bytearray(), bytearray()
     step_deadline = time.monotonic() + STARTUP_SECONDS
     last_where = run.where
-    ended = None
+    ended, exited_at = None, None
     try:
         while ended is None:
             now = time.monotonic()
@@ -407,8 +412,12 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
                         break
                 elif len(kept) < KEEP_STDOUT:
                     kept += data[:KEEP_STDOUT - len(kept)]
-            if ended is None and _exited(proc) and not selector.get_map():
-                ended = "done" if run.where[0] == "done" else "exited"
+            if ended is None and _exited(proc):
+                # A process the submission forked may still hold the pipes open: give what is in
+                # flight half a second, then stop waiting for it.
+                exited_at = exited_at or time.monotonic()
+                if not selector.get_map() or time.monotonic() - exited_at > 0.5:
+                    ended = "done" if run.where[0] == "done" else "exited"
     finally:
         if ended != "done" or not _exited(proc):
             _kill(proc, kind)

@@ -137,6 +137,9 @@ CASES = [
          {"reference-internals"}),
     Case("kills_the_kernel_in_a_cell", softmax_cell("import os\nos._exit(0)\n"), {"softmax"}, {"os-exit"},
          cell_error="ProcessDied"),
+    Case("forks_a_child_then_exits", softmax_cell(
+        "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\nos._exit(0)\n"), {"softmax"},
+        {"os-fork", "os-exit"}, cell_error="ProcessDied"),
     Case("kills_the_process_in_an_answer", replace_softmax(
         "import os\n\ndef softmax(x, axis=-1):\n    os._exit(0)"), {"softmax"}, {"os-exit"}, note="softmax("),
     Case("segfault_in_an_answer", replace_softmax(
