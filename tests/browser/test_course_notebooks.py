@@ -86,6 +86,9 @@ def test_completed_notebook_passes_its_checks_shows_plots_and_validates(lab, ass
     assert sum(checked_task(c.source) is not None for c in nb.cells if c.cell_type == "code"), \
         "the notebook has no visible check cell"
     assert not lab.page_errors, lab.page_errors
+    n_checks = sum(checked_task(c.source) is not None for c in nb.cells if c.cell_type == "code")
+    n_plots = sum(len(c["images"]) for c in cells)
+    print(f"\n[browser] {assignment}: {n_checks} visible checks pass, {n_plots} plots shown")
     lab.screenshot_notebook(f"completed-{assignment}")
 
     title, body = lab.validate()
