@@ -129,11 +129,21 @@ def page_data(sub: dict, notebook: dict | None = None, title: str | None = None)
     }
 
 
+def inline_markdown(text) -> "markupsafe.Markup":
+    """Escape ``text``, then render the two marks the check messages use: `code` and *emphasis*."""
+    import markupsafe
+    escaped = str(markupsafe.escape(text or ""))
+    escaped = re.sub(r"`([^`\n]+)`", r"<code>\1</code>", escaped)
+    escaped = re.sub(r"(?<![\w*])\*([^*\n]+?)\*(?![\w*])", r"<em>\1</em>", escaped)
+    return markupsafe.Markup(escaped)
+
+
 def _env():
     import jinja2
     env = jinja2.Environment(loader=jinja2.PackageLoader("autograder", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
     env.filters["num"] = _fmt
+    env.filters["md"] = inline_markdown
     return env
 
 

@@ -121,3 +121,8 @@ def test_cli(tmp_path, results_path, capsys):
     assert feedback.main(["--results", str(results_path), "--out", str(out), "--student", "s02", "--course", str(tmp_path)]) == 0
     assert "wrote 2 feedback pages" in capsys.readouterr().out
     assert sorted(p.name for p in out.rglob("*.html")) == ["01_scores_softmax.html", "02_scaling.html"]
+
+
+def test_inline_markdown_is_escaped():
+    html = str(feedback.inline_markdown("use `K.T` *not* <b>this</b> a*b*c"))
+    assert html == "use <code>K.T</code> <em>not</em> &lt;b&gt;this&lt;/b&gt; a*b*c"
