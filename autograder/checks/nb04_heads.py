@@ -106,6 +106,7 @@ def _judge_count(call, outcome):
     got = expect.number(outcome, call, "your count")
     kwargs = dict(call.kwargs)
     right = ref.attention_param_count(*call.args, **kwargs)
+    # A count is an integer (below 2**53, so exact as a float too): compared exactly, no tolerance.
     if got == right:
         return
     for candidate, misconception, message in _count_candidates(*call.args, **kwargs):

@@ -45,6 +45,7 @@ def _(calls, outcomes):
          "your count grows like n; every query has a weight for every key, so the table has n x n entries per head."),
         (right * 8, "TABLE_BYTES.bits", "your count is in bits; TABLE_BYTES asks for bytes (4 per float32 weight)."),
     ]
+    # A byte count is an integer (exact as a float too): compared exactly, no tolerance.
     if got == right:
         return
     for candidate, misconception, message in candidates:
