@@ -422,7 +422,7 @@ def plot_pass_rates(summary: ClassSummary) -> str | None:
         ax.text(min(100 * r.pass_rate + 1, 97), yy, f"{r.passed}/{r.submissions}", va="center", fontsize=7)
     from matplotlib.patches import Patch
     handles = [Patch(color=colours[a], label=a) for a in summary.assignments if any(r.assignment == a for r in rows)]
-    ax.legend(handles=handles, fontsize=7, loc="lower right", framealpha=0.9)
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     return _svg(fig)
 
