@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 
 import nbformat
-import pytest
 
 from autograder import feedback
 from autograder.submissions import solution_answers

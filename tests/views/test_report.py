@@ -1,7 +1,6 @@
 """autograder report: the class view from a hand-written results.json."""
 from __future__ import annotations
 
-import io
 import re
 
 from autograder import report
