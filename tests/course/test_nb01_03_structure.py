@@ -200,5 +200,9 @@ def test_full_notebook_runs_clean(course, assignment):
     """Run All on the solved notebook (plots, examples, visible checks included): no cell raises."""
     _, errors = execute_answers(course.solved(assignment))
     assert not errors
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
     _, errors = execute_answers(course.release(assignment))
     assert all("NotImplementedError" in e for e in errors), errors
+    assert plt.get_fignums() == [], "a plot cell draws an empty figure before its answer is done"
