@@ -5,7 +5,10 @@ Fixtures (all generic: pass an assignment id such as ``"01_scores_softmax"``):
 ``course``
     A :class:`Course` helper with
     ``source(a)`` / ``release(a)`` (the committed notebooks, read with nbformat),
-    ``answers(a)`` (the instructor's answers, ``grade_id -> source``),
+    ``answers(a)`` (the instructor's answers, ``grade_id -> source``: code without the solution
+    markers, and the model answers of manually graded markdown cells),
+    ``answers_only(nb)`` (only the given and nbgrader cells: fast to execute),
+    ``source_path(a)`` / ``release_path(a)``, ``meta(cell)``, ``is_test_cell(cell)``, ``cell_summary(nb)``,
     ``solved(a)`` (the released notebook with every answer filled in),
     ``fill(a, answers)`` (the released notebook with some answers replaced),
     ``grade(nb, a, seed=..., fast=False)`` (in-process verdicts; ``fast`` runs only the given and
@@ -21,7 +24,9 @@ Fixtures (all generic: pass an assignment id such as ``"01_scores_softmax"``):
     grade_id to ``(score, max_score)``, ``Result.messages`` maps failing test cells to the text
     the student sees. Cached per session and assignment, so several test modules can share it.
 
-Batch submissions: a kernel start costs about a second, an nbgrader process about two.
+Batch submissions: a kernel start costs about a second, an nbgrader process a few (much more when
+the machine is busy). The nbgrader runs set ``AUTOGRADER_SEED=TEST_SEED``, the seed ``course.grade``
+uses by default, so a real run and the in-process grader judge the same inputs.
 """
 from __future__ import annotations
 
