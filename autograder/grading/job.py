@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -24,7 +25,7 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from ..config import Course
-from . import verification
+from . import engines, verification
 from .nbconfig import nbgrader_config
 
 #: Notebook output texts that mean "this test cell failed" when there is no traceback.
@@ -124,16 +125,17 @@ def _cell_results(gradebook_url: str, course_id: str, bundle: AssignmentBundle, 
         cells = []
         for grade in nb.grades:
             cell = by_id.get(grade.name)
-            cells.append({
-                "grade_id": grade.name,
-                "max_score": float(grade.max_score),
-                "nbgrader_score": None if grade.auto_score is None else float(grade.auto_score),
-                "manual": grade.auto_score is None,  # nbgrader leaves it to a human grader
-                "present": cell is not None,
-                "message": _failure_message(cell) if cell is not None and grade.auto_score is not None
-                and grade.auto_score < grade.max_score else (None if cell is not None else
-                                                             "test cell missing from the submission"),
-            })
+            score = None if grade.auto_score is None else float(grade.auto_score)
+            if cell is None:
+                message = "test cell missing from the submission"
+            elif score is not None and score < grade.max_score:
+                message = _failure_message(cell)
+            else:
+                message = None
+            cells.append({"grade_id": grade.name, "max_score": float(grade.max_score),
+                          "nbgrader_score": score,
+                          "manual": score is None,  # nbgrader leaves it to a human grader
+                          "message": message})
         comments = {c.name: c.auto_comment for c in nb.comments}
     order = list(by_id)
     cells.sort(key=lambda c: order.index(c["grade_id"]) if c["grade_id"] in order else len(order))
@@ -167,10 +169,16 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     t0 = time.perf_counter()
     aid = bundle.assignment_id
     result = JobResult(job.student_id, aid, job.notebook_id, job.sha256, "graded", None, [], {}, None)
-    with tempfile.TemporaryDirectory(prefix="autograder-") as tmp:
-        root = Path(tmp)
+    # A fixed private folder per worker thread: the gradebook URL stays the same from job to job,
+    # so nbgrader's SQL stays compiled (see engines.py).
+    root = Path(tempfile.gettempdir()) / f"autograder-{os.getpid()}-{threading.get_ident()}"
+    url = f"sqlite:///{root / 'gradebook.db'}"
+    engines.install()
+    engines.reset(url)
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    try:
         (root / "gradebook.db").write_bytes(bundle.gradebook)
-        url = f"sqlite:///{root / 'gradebook.db'}"
         with Gradebook(url, bundle.course.course_id) as gb:
             grade_ids = {g.name for nb in gb.find_assignment(aid).notebooks for g in nb.grade_cells}
         reason = check_notebook(job.notebook, grade_ids)
@@ -182,6 +190,9 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
         result.cells, result.comments = _cell_results(url, bundle.course.course_id, bundle, job,
                                                       autograded) if autograded else _zero_cells(url, bundle, job)
         result.autograded = nbformat.writes(autograded).encode() if autograded else None
+    finally:
+        engines.reset(url)
+        shutil.rmtree(root, ignore_errors=True)
     verdicts, flags = None, []
     if result.status == "graded" and job.verify:
         t1 = time.perf_counter()
@@ -199,7 +210,7 @@ def _zero_cells(url: str, bundle: AssignmentBundle, job: Job) -> tuple[list, dic
     with Gradebook(url, bundle.course.course_id) as gb:
         nb = gb.find_notebook(job.notebook_id, bundle.assignment_id)
         cells = [{"grade_id": g.name, "max_score": float(g.max_score), "nbgrader_score": 0.0,
-                  "manual": False, "present": False, "message": None} for g in nb.grade_cells]
+                  "manual": False, "message": None} for g in nb.grade_cells]
     return cells, {}
 
 

@@ -44,7 +44,7 @@ def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=No
 
 
 def source_notebook() -> nbformat.NotebookNode:
-    """Return the nbgrader source notebook of ``ps1`` (3 auto-graded points, 1 manual)."""
+    """Return the nbgrader source notebook of ``ps1`` (3 auto-graded points, 1 manual, a plot)."""
     nb = new_notebook(metadata={
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"}})
@@ -57,6 +57,8 @@ def source_notebook() -> nbformat.NotebookNode:
                       "### END HIDDEN TESTS", metadata=_meta("square_hidden", grade=True, locked=True, points=2)),
         new_markdown_cell("Why? YOUR ANSWER HERE",
                           metadata=_meta("why", grade=True, solution=True, points=1)),
+        # A plot (no %matplotlib magic): forked kernels must show it exactly as spawned ones do.
+        new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()"),
     ]
     return nb
 

@@ -25,7 +25,11 @@ from jupyter_client.provisioning import LocalProvisioner
 
 #: Modules every kernel imports anyway; course modules are preloaded if installed.
 PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "numpy")
-OPTIONAL_PRELOAD = ("autograder.hidden", "autograder.notebook")
+# Not matplotlib_inline.backend_inline: importing it wires the figure formatters into the
+# IPython shell of the moment, which must be the kernel's.
+OPTIONAL_PRELOAD = ("autograder.hidden", "autograder.notebook", "matplotlib.pyplot")
+#: What ipykernel itself sets when the kernel's environment names no backend.
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 def _is_ipykernel(argv: list[str]) -> bool:
@@ -62,6 +66,11 @@ def _become_kernel(argv: list[str], cwd: str, env: dict) -> None:
         sys.argv = [importlib.util.find_spec("ipykernel_launcher").origin, *argv[3:]]
         if "numpy" in sys.modules:  # a fork copies the parent's random state: draw a fresh one
             sys.modules["numpy"].random.seed()
+        if "matplotlib" in sys.modules:
+            # matplotlib read MPLBACKEND when the zygote imported it, before this kernel's
+            # environment existed: apply the kernel's choice, as a fresh import would.
+            os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
+            sys.modules["matplotlib"].rcParams["backend"] = os.environ["MPLBACKEND"]
         from ipykernel import kernelapp
 
         kernelapp.launch_new_instance()

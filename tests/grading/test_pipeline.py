@@ -29,6 +29,7 @@ def test_parallel_equals_stock_nbgrader_cell_by_cell(stock_graded, parallel_grad
     assert {k: v for k, v in comments(root).items() if k[0] in HONEST} == comments(stock_graded)
     for sid in HONEST:
         assert _outputs(root, sid) == _outputs(stock_graded, sid)
+    assert "image/png" in _outputs(root, "s00")[-1][1][0]["data"]  # the plot, as stock shows it
     # the class really has every kind of outcome
     assert {stock[(s, "square_hidden")][0] for s in HONEST} == {0.0, 2.0}
 
