@@ -2,12 +2,14 @@
 
 Why threads help: the two matrix products of attention already run on every
 core (BLAS), but numpy's ufuncs (``exp``, ``max``, ``sum``, ``/``) run on one
-core. On large inputs the softmax then costs more than both products together.
-numpy releases the GIL inside a ufunc, so a few Python threads working on
-disjoint rows of the same array do run at the same time.
+core. Per score, one core's softmax costs about as much as both products on
+one core (``exp`` alone is most of it), so on two cores a serial softmax would
+take twice as long as the products. numpy releases the GIL inside a ufunc, so
+a few Python threads working on disjoint rows of the same array do run at the
+same time.
 
 The pool is only used between the two products (BLAS is idle then), so the two
-kinds of threads never compete for the cores. Small arrays (the course's 3 x 2
+kinds of threads do not compete for the cores. Small arrays (the course's 3 x 2
 examples) never come here: below :data:`PARALLEL_MIN_ELEMENTS` the plain serial
 code is faster than handing work to threads.
 """
