@@ -1,6 +1,7 @@
 """The coordinator: find submissions, farm the jobs out, record results as they arrive."""
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import time
@@ -98,8 +99,6 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     -------
     RunSummary
     """
-    from tqdm import tqdm
-
     t0 = time.perf_counter()
     course_dir = Path(course_dir).resolve()
     course = validate_course(course_dir)
@@ -115,24 +114,28 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     recorded = _recorded(db_url, course.course_id)
     summary = RunSummary(seed=secrets.randbelow(2**31))  # fresh per run: students cannot know it
 
-    todo = []
+    todo = []  # (submission, sha256): bytes are read again when the job is sent, not kept
     for s in subs:
-        data = s.path.read_bytes()
-        job = Job(s.student_id, s.notebook_id, data, summary.seed, s.timestamp(), verify)
+        sha = hashlib.sha256(s.path.read_bytes()).hexdigest()
         if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
-                s.student_id, s.assignment_id, s.notebook_id, job.sha256):
+                s.student_id, s.assignment_id, s.notebook_id, sha):
             summary.skipped += 1
         else:
-            todo.append((s, job))
+            todo.append(s)
 
-    if todo:
-        _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress, tqdm)
-    summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()))
-    summary.seconds = time.perf_counter() - t0
+    try:
+        if todo:
+            _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress,
+                 lambda s: Job(s.student_id, s.notebook_id, s.path.read_bytes(), summary.seed, s.timestamp(), verify))
+    finally:  # after Ctrl-C too: the reports show everything recorded so far
+        summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()))
+        summary.seconds = time.perf_counter() - t0
     return summary
 
 
-def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress, tqdm):
+def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress, make_job):
+    from tqdm import tqdm
+
     from .executors import DaskCluster, LocalPool
 
     workers = workers or course.grading.workers
@@ -147,16 +150,16 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
             def fill():
                 # Keep every worker busy plus a little queue, without pickling the whole class.
                 while len(in_flight) < 2 * executor.workers:
-                    nxt = next(pending, None)
-                    if nxt is None:
+                    sub = next(pending, None)
+                    if sub is None:
                         return
-                    in_flight[executor.submit(nxt[0].assignment_id, nxt[1])] = nxt
+                    in_flight[executor.submit(sub.assignment_id, make_job(sub))] = sub
 
             fill()
             while in_flight:
                 done, _ = executor.wait_any(list(in_flight))
                 for fut in done:
-                    sub, job = in_flight.pop(fut)
+                    sub = in_flight.pop(fut)
                     bar.update(1)
                     try:
                         result = fut.result()
