@@ -22,6 +22,7 @@ from .checks import TASKS, checks_for_task
 from .checks.core import PUBLIC_SEED, Verdict, evaluate, run_calls
 
 PASS, FAIL = "✔", "✘"
+NOT_STARTED = {"not_implemented", "not_defined"}  # a stub that raises, or a constant never assigned
 
 
 class Grader:
@@ -52,7 +53,7 @@ class Grader:
             passed = sum(v.passed for v in verdicts)
             if verdicts and passed == len(verdicts):
                 status = f"{PASS} done"
-            elif any(v.misconception == "not_implemented" for v in verdicts):
+            elif any(v.misconception in NOT_STARTED for v in verdicts):
                 status = f"{FAIL} not started"
             else:
                 status = f"{FAIL} {len(verdicts) - passed} to fix"
@@ -72,6 +73,8 @@ def render(task: str, verdicts: list[Verdict]) -> str:
     if all(v.misconception == "not_implemented" for v in verdicts):
         return (f"{FAIL} {task}: not done yet. The stub still raises NotImplementedError; "
                 f"write your answer in its cell, run it, then run this check again.")
+    if all(v.misconception == "not_defined" for v in verdicts):
+        return f"{FAIL} {task}: not done yet. {verdicts[0].message}"
     passed = sum(v.passed for v in verdicts)
     if passed == len(verdicts):
         head = f"{PASS} {task}: all {len(verdicts)} checks passed."

@@ -157,3 +157,13 @@ def test_unknown_task_is_a_clear_error():
         Grader("01_scores_softmax", {}).check("causal_mask")
     with pytest.raises(ValueError, match="unknown assignment"):
         Grader("07_nope", {})
+
+
+def test_a_constant_never_assigned_reads_as_not_started(capsys):
+    grader = Grader("02_scaling", {})
+    grader.check("STOP_AND_TRY_LARGEST")
+    out = capsys.readouterr().out
+    assert out.startswith("✘ STOP_AND_TRY_LARGEST: not done yet.") and "STOP_AND_TRY_LARGEST" in out.split(".", 1)[1]
+    grader.summary()
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("STOP_AND_TRY_LARGEST"))
+    assert line.endswith("✘ not started")
