@@ -54,6 +54,14 @@ def causal_mask(n_q, n_k=None):
         source="pytorch/pytorch issue #103963 (a float 0/1 mask is added, not used as a boolean: different results); "
                "HayatoHongo/EveryonesLLM PR #7 (tril of ones as the mask buffer)"),
 
+    Variant("causal_additive_float", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.triu(np.full((n_q, n_k), -np.inf), k=1)  # 0 / -inf, like nn.Transformer.generate_square_subsequent_mask
+'''}, misconception="causal_mask.not_bool",
+        source="PyTorch's nn.Transformer.generate_square_subsequent_mask returns a float 0/-inf mask, while this "
+               "course's causal_mask (like torch.tril(..., dtype=bool) for SDPA) is boolean"),
+
     Variant("padding_on_query_axis", A, "padding_mask", {"padding_mask": '''
 def padding_mask(lengths, n_k):
     lengths = np.asarray(lengths)

@@ -42,11 +42,6 @@ checks = CheckList()
 CHECKS = checks
 
 
-def _bool_array(outcome, call, what):
-    arr = expect.array(outcome, call, what)
-    return arr
-
-
 # ---------------------------------------------------------------- causal_mask
 def _judge_causal(call, outcome):
     n_q = call.args[0]
@@ -57,6 +52,9 @@ def _judge_causal(call, outcome):
         ((n_q, n_q), "causal_mask.square_only", "you ignored n_k: there can be more or fewer keys than queries."),
     ])
     want = ref.causal_mask(n_q, n_k)
+    if got.dtype.kind == "f" and np.isin(got, (0.0, -np.inf)).all() and np.array_equal(got == 0, want):
+        raise CheckFailed(f"{what} is an additive mask (0 and -inf): right pattern, but this function returns "
+                          "booleans (True = may attend); `apply_mask` turns them into -inf.", "causal_mask.not_bool")
     as_bool = got.astype(bool) if got.dtype.kind in "biu" or set(np.unique(got)) <= {0.0, 1.0} else None
     if as_bool is None or not np.array_equal(as_bool, want):
         for candidate, misconception, message in (
