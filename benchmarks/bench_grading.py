@@ -5,7 +5,7 @@
 Everything happens in a temporary copy of the course. Both graders run as fresh processes (their
 import time counts). Printed: wall seconds, seconds per submission, the ratio, and where a
 submission's time goes in ``autograder grade`` (worker-side sums: kernel start-up and shutdown,
-cell execution, nbgrader bookkeeping, verification). ``--spawn`` adds a third run of
+cell execution, nbgrader bookkeeping, verification). ``--unverified`` adds a run without verification (what the sandbox costs); ``--spawn`` adds a run of
 ``autograder grade`` with one worker, stock kernel start-up (spawn) and no verification: the
 same per-submission split for nbgrader's machinery as stock uses it.
 Falls back to the mini course of the tests when the course notebook is not written.
@@ -95,6 +95,7 @@ def main(argv=None) -> None:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     p.add_argument("--assignment", default="01_scores_softmax")
     p.add_argument("--spawn", action="store_true", help="also run with stock kernel start-up, 1 worker")
+    p.add_argument("--unverified", action="store_true", help="also run autograder grade --no-verify")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as t:
         tmp = Path(t)
@@ -109,6 +110,11 @@ def main(argv=None) -> None:
               f"  -> {stock / ours_s:.2f}x faster")
         print(f"  graded {info['graded']}, failed {info['failed']}, grader errors {len(info['errors'])}")
         print(f"  split: {split(info)}")
+        if args.unverified:
+            un_s, un = ours(base, tmp, "unverified", assignment, args.workers, verify=False)
+            print(f"autograder grade --workers {args.workers} --no-verify:  {un_s:7.1f} s  {un_s / n:.2f} s/submission"
+                  f"  -> {stock / un_s:.2f}x faster")
+            print(f"  split: {split(un)}")
         if args.spawn:
             sp_s, sp = ours(base, tmp, "spawn", assignment, 1, verify=False, kernel_start="spawn")
             print(f"autograder grade --workers 1, spawned kernels, unverified: {sp_s:7.1f} s "
