@@ -203,6 +203,10 @@ def test_full_notebook_runs_clean(course, assignment):
     import matplotlib.pyplot as plt
 
     plt.close("all")
-    _, errors = execute_answers(course.release(assignment))
+    release = course.release(assignment)
+    _, errors = execute_answers(release)
     assert all("NotImplementedError" in e for e in errors), errors
+    for error in errors:  # JupyterLab's Run All stops at an error unless the cell is tagged raises-exception
+        cell = release.cells[int(error.split(":")[0].split()[1])]
+        assert "raises-exception" in cell.metadata.get("tags", []), cell.source[:80]
     assert plt.get_fignums() == [], "a plot cell draws an empty figure before its answer is done"
