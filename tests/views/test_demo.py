@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -52,7 +53,7 @@ def test_demo_end_to_end(tmp_path):
     assert (tmp_path / "demo" / "reports" / "report.html").read_text().count("<svg") >= 2
     assert len(result["feedback"]) == 5
     for page in result["feedback"]:  # built from the real autograded notebooks, hidden tests included
-        text = open(page, encoding="utf-8").read()
+        text = Path(page).read_text(encoding="utf-8")
         assert not re.search(r"BEGIN HIDDEN TESTS|END HIDDEN TESTS|BEGIN SOLUTION|\bcheck\(", text), page
 
 
