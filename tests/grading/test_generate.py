@@ -53,7 +53,7 @@ def test_real_notebook_solution_full_marks_blank_zero_verified(tmp_path):
     for sid, src in {"solved": root / "solutions" / REAL, "blank": root / "assignments" / REAL}.items():
         (root / "submitted" / sid / REAL).mkdir(parents=True)
         shutil.copy(src / f"{REAL}.ipynb", root / "submitted" / sid / REAL)
-    summary = api.grade(root, [REAL], workers=2, progress=False)
+    summary = api.grade(root, assignments=[REAL], workers=2, progress=False)
     assert (summary.graded, summary.errors) == (2, [])
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
     solved, blank = subs["solved"], subs["blank"]
