@@ -42,9 +42,13 @@ _DELEGATED = {"feedback": "autograder.feedback", "report": "autograder.report",
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The delegated commands own their options; argparse.REMAINDER would reject an
+    # option that comes first (``autograder report --course X``), so hand them over
+    # before parsing.
+    if argv and argv[0] in _DELEGATED:
+        return importlib.import_module(_DELEGATED[argv[0]]).main(argv[1:]) or 0
     args = _parser().parse_args(argv)
-    if args.command in _DELEGATED:
-        return importlib.import_module(_DELEGATED[args.command]).main(args.args) or 0
 
     from . import api
     from .config import CourseConfigError

@@ -3,7 +3,7 @@ job's bytes) gives the same gradebook as the local pool."""
 from __future__ import annotations
 
 import pytest
-from conftest import N_STUDENTS, copy_course, grades
+from .conftest import N_STUDENTS, copy_course, grades
 
 from autograder import api
 

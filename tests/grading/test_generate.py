@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import grades
+from .conftest import grades
 
 from autograder import api
 from autograder.grading.minicourse import ASSIGNMENT

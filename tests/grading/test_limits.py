@@ -7,7 +7,7 @@ import json
 
 import nbformat
 import pytest
-from conftest import copy_course, grades
+from .conftest import copy_course, grades
 
 from autograder import api
 from autograder.grading import verification

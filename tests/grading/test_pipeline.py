@@ -7,7 +7,7 @@ import json
 
 import nbformat
 import pytest
-from conftest import N_STUDENTS, comments, grades
+from .conftest import N_STUDENTS, comments, grades
 
 from autograder import api
 from autograder.grading.minicourse import ASSIGNMENT

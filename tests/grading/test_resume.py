@@ -8,7 +8,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import BIN, ENV, N_STUDENTS, copy_course, grades
+from .conftest import BIN, ENV, N_STUDENTS, copy_course, grades
 
 from autograder.grading.state import STATE_FILE
 
