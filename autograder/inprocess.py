@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 
 from .checks import checks_for_assignment
 from .checks.core import Verdict, evaluate, hidden_seed, quiet, run_calls
@@ -21,13 +20,26 @@ def is_test_cell(cell) -> bool:
     return bool(meta.get("grade")) and not meta.get("solution")
 
 
+def _headless_plots() -> None:
+    """Draw the notebook's plots off screen (``plt.show()`` must not open a window or block).
+
+    Switches this process's matplotlib backend rather than setting ``MPLBACKEND``, which
+    every kernel and subprocess started later by this process would inherit.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        return
+    matplotlib.use("Agg")
+
+
 def execute_answers(nb) -> tuple[dict, list[str]]:
     """Run the non-test code cells of ``nb``; returns the namespace and the errors of failing cells.
 
     A cell that raises (a stub's NotImplementedError) is recorded and skipped,
     as "Run All" with errors allowed would.
     """
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    _headless_plots()
     namespace: dict = {"__name__": "__main__"}
     errors = []
     for index, cell in enumerate(nb.cells):

@@ -134,15 +134,17 @@ def _python_roots() -> list[str]:
 
 def _bwrap_command(job_dir: Path, ref_dir: str | None, fd: int, limits: Limits, env: dict) -> list[str]:
     cmd = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-           "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds()]
+           "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds(),
+           # The scratch /tmp comes first: a checkout or virtual environment that lives under
+           # /tmp (a CI clone) is bound on top of it below instead of being hidden by it.
+           "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp"]
     for root in _python_roots():
         cmd += ["--ro-bind", root, root]
     cmd += ["--ro-bind", str(RUNNER), "/grader/runner.py", "--ro-bind", str(CORE), "/grader/core.py",
             "--ro-bind", str(job_dir), "/job"]
     if ref_dir:
         cmd += ["--ro-bind", ref_dir, "/grader/attention_ref"]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp",
-            "--chdir", "/tmp", "--clearenv"]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv"]
     for cache in _font_caches():
         cmd += ["--ro-bind", str(cache), f"{env['MPLCONFIGDIR']}/{cache.name}"]
     for key, value in env.items():
