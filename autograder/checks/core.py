@@ -218,17 +218,23 @@ def _copy_arg(a):
     return np.array(a, copy=True) if isinstance(a, np.ndarray) else a
 
 
-def _run_one(namespace: Mapping[str, Any], call: Call) -> Outcome:
+def call_student(namespace: Mapping[str, Any], call: Call) -> tuple[Outcome, dict[str, np.ndarray]]:
+    """Run one call against ``namespace``, without judging whether it modified its inputs.
+
+    Returns the outcome and the array arguments as the call left them, by position (``"0"``)
+    or keyword name. The sandbox's runner sends those back so that the grading process, not
+    the student's process (which could patch ``np.array_equal``), decides about mutation.
+    """
     if call.name not in namespace:
-        return Outcome(error=f"NameError: name '{call.name}' is not defined")
+        return Outcome(error=f"NameError: name '{call.name}' is not defined"), {}
     target = namespace[call.name]
     if call.value_only:
         try:
-            return Outcome(value=to_plain(target))
+            return Outcome(value=to_plain(target)), {}
         except NotPlainData as exc:
-            return Outcome(error=f"TypeError: {call.name} is {exc}, expected numbers or an array")
+            return Outcome(error=f"TypeError: {call.name} is {exc}, expected numbers or an array"), {}
     if not callable(target):
-        return Outcome(error=f"TypeError: {call.name} is not a function")
+        return Outcome(error=f"TypeError: {call.name} is not a function"), {}
     args = tuple(_copy_arg(a) for a in call.args)
     kwargs = {k: _copy_arg(v) for k, v in call.kwargs.items()}
     peak = None
@@ -244,20 +250,30 @@ def _run_one(namespace: Mapping[str, Any], call: Call) -> Outcome:
                     peak = tracemalloc.get_traced_memory()[1]
                     tracemalloc.stop()
     except (Exception, SystemExit) as exc:
-        return Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak)
-    mutated = tuple(
-        str(i) for i, (before, after) in enumerate(zip(call.args, args))
-        if isinstance(before, np.ndarray) and not np.array_equal(before, after, equal_nan=True)
-    ) + tuple(
-        k for k, before in call.kwargs.items()
-        if isinstance(before, np.ndarray) and not np.array_equal(before, kwargs[k], equal_nan=True)
-    )
+        return Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak), {}
+    after = {str(i): a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
+    after.update({k: v for k, v in kwargs.items() if isinstance(v, np.ndarray)})
     try:
         value = to_plain(result)
     except NotPlainData as exc:
         return Outcome(error=f"TypeError: {call.name} returned {exc}, expected numbers or an array",
-                       mutated=mutated, peak_bytes=peak)
-    return Outcome(value=value, mutated=mutated, peak_bytes=peak)
+                       peak_bytes=peak), after
+    return Outcome(value=value, peak_bytes=peak), after
+
+
+def mutated_arguments(call: Call, after: Mapping[str, np.ndarray]) -> tuple[str, ...]:
+    """The array arguments of ``call`` whose values differ in ``after`` (see :func:`call_student`)."""
+    before = {str(i): a for i, a in enumerate(call.args)}
+    before.update(call.kwargs)
+    return tuple(key for key, changed in after.items()
+                 if isinstance(before.get(key), np.ndarray)
+                 and not np.array_equal(before[key], changed, equal_nan=True))
+
+
+def _run_one(namespace: Mapping[str, Any], call: Call) -> Outcome:
+    outcome, after = call_student(namespace, call)
+    outcome.mutated = mutated_arguments(call, after)
+    return outcome
 
 
 def run_calls(namespace: Mapping[str, Any], calls: Sequence[Call]) -> list[Outcome]:

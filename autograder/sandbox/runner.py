@@ -150,42 +150,14 @@ def _encode(value, arrays):
 
 
 def _run_call(core, namespace, call):
-    """``core._run_one`` without its mutation check, which the grader does on the arrays sent back.
+    """``core.call_student``, with the array arguments copied as the call left them.
 
-    Returns the outcome and the array arguments as they are after the call (by position or keyword
-    name): the submission runs in this process and could patch ``np.array_equal``, so whether an
-    answer modified its input is decided outside.
+    The submission runs in this process and could patch ``np.array_equal``, so whether an
+    answer modified its input is decided by the grader from the arrays sent back.
     """
-    import tracemalloc
-
     import numpy as np
-    if call.name not in namespace or call.value_only or not callable(namespace[call.name]):
-        return core._run_one(namespace, call), {}
-    target = namespace[call.name]
-    args = tuple(core._copy_arg(a) for a in call.args)
-    kwargs = {k: core._copy_arg(v) for k, v in call.kwargs.items()}
-    peak = None
-    try:
-        with core.quiet():
-            if call.measure_peak:
-                tracemalloc.start()
-                tracemalloc.reset_peak()
-            try:
-                result = target(*args, **kwargs)
-            finally:
-                if call.measure_peak:
-                    peak = tracemalloc.get_traced_memory()[1]
-                    tracemalloc.stop()
-    except (Exception, SystemExit) as exc:
-        return core.Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak), {}
-    after = {str(i): np.array(a, copy=True, subok=False) for i, a in enumerate(args) if type(a) is np.ndarray}
-    after.update({k: np.array(v, copy=True, subok=False) for k, v in kwargs.items() if type(v) is np.ndarray})
-    try:
-        value = core.to_plain(result)
-    except core.NotPlainData as exc:
-        return core.Outcome(error=f"TypeError: {call.name} returned {exc}, expected numbers or an array",
-                            peak_bytes=peak), after
-    return core.Outcome(value=value, peak_bytes=peak), after
+    outcome, after = core.call_student(namespace, call)
+    return outcome, {k: np.array(v, copy=True, subok=False) for k, v in after.items() if type(v) is np.ndarray}
 
 
 def main(job_dir, fd):
