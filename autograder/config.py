@@ -48,6 +48,9 @@ class SandboxLimits(_Model):
     cpu_seconds: float = Field(20.0, gt=0)
     memory_mb: int = Field(1024, gt=0)
     output_bytes: int = Field(1_000_000, gt=0)
+    matplotlib: Literal["stand-in", "real"] = Field(
+        "stand-in", description="stand-in: plots are not drawn during verification (a run that needs the real "
+                                "matplotlib is redone with it); real: always import it (about 0.8 s more)")
 
 
 class Grading(_Model):

@@ -197,7 +197,7 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     if result.status == "graded" and job.verify:
         t1 = time.perf_counter()
         limits = bundle.course.grading.sandbox.model_dump()
-        verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits)
+        verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits, result.cells)
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
     result.cells, result.flags = verification.merge(result.cells, verdicts, flags)

@@ -40,6 +40,11 @@ def normalise(verification: Any) -> tuple[dict[str, dict], list[dict]]:
     return verdicts, flags
 
 
+def _disagree(cell: dict, verdict: dict) -> bool:
+    """Whether nbgrader's in-kernel outcome of an auto-graded cell (full marks or not) differs from the verified one."""
+    return (cell["nbgrader_score"] == cell["max_score"]) != verdict["passed"]
+
+
 def task_of(grade_id: str) -> str | None:
     """The task a grade_id belongs to, from the checks registry when it is installed."""
     try:
@@ -88,7 +93,7 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
             row.update(score=verified, verified_score=verified, passed=verdict["passed"],
                        message=None if verdict["passed"] else verdict["message"],
                        misconception=verdict["misconception"], task=verdict["task"] or row["task"])
-            if (nb_score == max_score) != verdict["passed"]:
+            if _disagree(cell, verdict):
                 flags.append({
                     "kind": "possible tampering", "grade_id": cell["grade_id"], "line": None, "cell": None,
                     "evidence": f"nbgrader scored {nb_score or 0:g}/{max_score:g} in the student's kernel, "
@@ -109,10 +114,16 @@ def load_verifier():
     return getattr(module, "verify_submission", None)
 
 
-def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict) -> tuple[dict | None, list[dict]]:
+def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: list[dict] | None = None
+           ) -> tuple[dict | None, list[dict]]:
     """Run verification on a submission: ``(verdicts, flags)``, or ``(None, [])`` when unavailable.
 
     ``verify_submission`` raising KeyError means the assignment has no registered checks.
+
+    ``cells`` are nbgrader's results (as for :func:`merge`). When the answers were computed with
+    the sandbox's matplotlib stand-in and some verdict disagrees with nbgrader's, the submission is
+    verified again, same seed, with the real matplotlib, so that a difference is never the
+    stand-in's doing: only the second verification counts.
 
     A crash of the verifier itself is recorded as a flag and leaves nbgrader's scores in place
     (verdicts None), rather than failing the submission.
@@ -121,7 +132,13 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict) -> tupl
     if verifier is None:
         return None, []
     try:
-        return normalise(verifier(assignment_id, notebook, seed, limits))
+        result = verifier(assignment_id, notebook, seed, limits)
+        verdicts, flags = normalise(result)
+        if _get(result, "matplotlib") == "stand-in" and any(
+                not cell["manual"] and cell["grade_id"] in verdicts and _disagree(cell, verdicts[cell["grade_id"]])
+                for cell in cells or []):
+            verdicts, flags = normalise(verifier(assignment_id, notebook, seed, dict(limits, matplotlib="real")))
+        return verdicts, flags
     except KeyError:
         return None, []  # an assignment with no registered checks: nothing to verify
     except Exception as exc:  # the verifier's own bug must not lose the student's grade

@@ -43,6 +43,7 @@ from . import wire
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "runner.py"
 CORE = HERE.parent / "checks" / "core.py"
+STANDIN = HERE / "mpl_standin.py"
 STARTUP_SECONDS = 60.0
 KEEP_STDOUT = 64 * 1024
 NOBODY = 65534
@@ -58,6 +59,7 @@ class Limits:
     output_bytes: int = 1_000_000  # what the runner may send back (plus twice the inputs' size)
     wall_seconds: float = 120.0  # the whole verification of one submission
     cell_seconds: float = 30.0  # one notebook cell, or one call of a student function
+    matplotlib: str = "stand-in"  # "stand-in" first (see mpl_standin.py), or always "real"
 
     @classmethod
     def coerce(cls, value: "Limits | Mapping[str, Any] | None") -> "Limits":
@@ -141,7 +143,7 @@ def _bwrap_command(job_dir: Path, ref_dir: str | None, fd: int, limits: Limits, 
     for root in _python_roots():
         cmd += ["--ro-bind", root, root]
     cmd += ["--ro-bind", str(RUNNER), "/grader/runner.py", "--ro-bind", str(CORE), "/grader/core.py",
-            "--ro-bind", str(job_dir), "/job"]
+            "--ro-bind", str(STANDIN), "/grader/mpl_standin.py", "--ro-bind", str(job_dir), "/job"]
     if ref_dir:
         cmd += ["--ro-bind", ref_dir, "/grader/attention_ref"]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv"]
@@ -227,6 +229,7 @@ class _Run:
     protocol_error: str | None = None
     cpu_seconds: float = 0.0
     reported_cpu: float = 0.0  # what the runner says it used (timing reports only; not trusted for anything)
+    standin_suspect: bool = False  # a cell failed after using the matplotlib stand-in, or a call used it
 
     def frame(self, header: Any, blob: bytes) -> bool:
         """Handle one frame; False when the run must be stopped (protocol violation)."""
@@ -245,6 +248,7 @@ class _Run:
             error = header.get("error")
             if error is not None:
                 self.cell_errors[self.where[1]] = str(error)[:1000]
+                self.standin_suspect |= header.get("standin") is not False
             self.where = ("between", None)
         elif event == "call" and header.get("id") in self.pending and self.where[0] == "between":
             self.where = ("call", header["id"])
@@ -255,6 +259,7 @@ class _Run:
             except wire.WireError as exc:
                 self.outcomes[call_id] = Outcome(error=f"InvalidAnswer: {exc}")
             self.pending.remove(call_id)
+            self.standin_suspect |= header.get("standin") is not False
             self.where = ("between", None)
         elif event == "done" and self.where[0] == "between":
             self.where = ("done", None)
@@ -443,6 +448,7 @@ class SessionResult:
     seconds: float
     sandbox: str
     cpu_seconds: float = 0.0
+    matplotlib: str = "real"  # what the answers were computed with: "stand-in" or "real"
 
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
@@ -454,10 +460,32 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     skipped in the next run; a call that does the same fails, as does every other call of its task
     (not run); the other tasks get a fresh process. Whatever is left when ``wall_seconds`` are up
     fails. Nothing that did not run is ever a pass.
+
+    With ``limits.matplotlib == "stand-in"`` the notebook first runs against the matplotlib
+    stand-in (``mpl_standin.py``); if a cell failed after using it, or a graded call used it at
+    all, everything runs again with the real matplotlib and only that second session counts.
     """
     kind = kind or sandbox_kind()
     start = time.monotonic()
+    args = (cells, calls, given, graded, assignment, limits, ref_dir, kind, start)
+    if limits.matplotlib != "stand-in":
+        return _session(*args, standin=False)[0]
+    first, suspect = _session(*args, standin=True)
+    if not suspect:
+        return first
+    second, _ = _session(*args, standin=False)
+    second.notes.insert(0, "the notebook used matplotlib in a way the sandbox's stand-in does not imitate, "
+                           "so it ran again with the real matplotlib")
+    second.runs += first.runs
+    second.cpu_seconds += first.cpu_seconds
+    return second
+
+
+def _session(cells, calls, given, graded, assignment, limits, ref_dir, kind, start, *, standin: bool
+             ) -> tuple[SessionResult, bool]:
+    """One verification session (see :func:`run_session`); also whether the stand-in is suspect."""
     deadline = start + limits.wall_seconds
+    suspect = False
     drop = _drop_to_nobody_possible()
     specs, arrays = wire.encode_calls([(i, c) for i, c, _ in calls])
     by_id = {i: c for i, c, _ in calls}
@@ -488,6 +516,8 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
             job = {"assignment": assignment, "given": list(given), "graded": list(graded),
                    "ref_dir": ("/grader/attention_ref" if kind == "bubblewrap" else ref_dir) if ref_dir else None,
                    "core_path": "/grader/core.py" if kind == "bubblewrap" else str(CORE),
+                   "standin_path": (("/grader/mpl_standin.py" if kind == "bubblewrap" else str(STANDIN))
+                                    if standin else None),
                    "site_paths": site_paths(), "rlimits": rlimits(limits, output_cap + (1 << 20)),
                    "cells": [{"index": i, "source": s} for i, s in cells if i not in skip],
                    "skip_cells": sorted(skip),
@@ -498,6 +528,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
             ended, returncode, output = _run_once(kind, job_dir, ref_dir, limits, run, deadline, drop)
             runs += 1
             cpu += max(run.cpu_seconds, run.reported_cpu)
+            suspect |= run.standin_suspect
             outcomes.update(run.outcomes)
             for index, error in run.cell_errors.items():
                 cell_errors.setdefault(index, error)
@@ -542,4 +573,5 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                 pending = []
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    return SessionResult(outcomes, cell_errors, notes, runs, time.monotonic() - start, kind, cpu)
+    return (SessionResult(outcomes, cell_errors, notes, runs, time.monotonic() - start, kind, cpu,
+                          "stand-in" if standin else "real"), suspect)

@@ -9,11 +9,13 @@ back goes through the event pipe ``EVENT_FD`` as frames::
     8-byte big-endian length, JSON header, 8-byte big-endian length, .npz bytes (maybe empty)
 
 Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": "cell_end",
-"index": i, "error": str|None}``, ``{"event": "call", "id": k}``, ``{"event": "outcome", "id": k,
-"value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...}`` (the arrays of ``value`` and
-the array arguments as the call left them are in the frame's .npz, saved with
-``allow_pickle=False``; the grader decides from the latter whether the call modified its input),
-``{"event": "done", "cpu_seconds": float}`` (for timing reports only).
+"index": i, "error": str|None, "standin": bool}``, ``{"event": "call", "id": k}``, ``{"event":
+"outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ..., "standin":
+bool}`` (the arrays of ``value`` and the array arguments as the call left them are in the frame's
+.npz, saved with ``allow_pickle=False``; the grader decides from the latter whether the call
+modified its input), ``{"event": "done", "cpu_seconds": float}`` (for timing reports only).
+``standin`` says whether the cell or call used the matplotlib stand-in (``mpl_standin.py``,
+installed when the job names it), so the grader can redo the run with the real matplotlib.
 
 Nothing here is trusted: the student's code runs in this process and can change anything in it.
 The grading process re-validates every frame (see ``autograder/sandbox/wire.py``).
@@ -160,6 +162,10 @@ def _run_call(core, namespace, call):
     return outcome, {k: np.array(v, copy=True, subok=False) for k, v in after.items() if type(v) is np.ndarray}
 
 
+def _touches(standin):
+    return standin.touches if standin is not None else 0
+
+
 def main(job_dir, fd):
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
@@ -171,6 +177,10 @@ def main(job_dir, fd):
 
     import numpy as np
     core = _load_by_path("_autograder_core", job["core_path"])
+    standin = None
+    if job.get("standin_path"):
+        standin = _load_by_path("_mpl_standin", job["standin_path"])
+        standin.install()
     _stub_modules(job["assignment"])
     _restricted_reference(job)
     with np.load(os.path.join(job_dir, "inputs.npz"), allow_pickle=False) as z:
@@ -189,16 +199,19 @@ def main(job_dir, fd):
         if cell["index"] in skip:
             continue
         _send(fd, {"event": "cell", "index": cell["index"]})
-        error = None
+        error, touches = None, _touches(standin)
         try:
             exec(compile(cell["source"], f"<cell {cell['index']}>", "exec"), namespace)
         except BaseException as exc:  # noqa: BLE001 - a cell may raise anything, SystemExit included
             error = f"{type(exc).__name__}: {exc}"[:1000]
-        _send(fd, {"event": "cell_end", "index": cell["index"], "error": error})
+        _send(fd, {"event": "cell_end", "index": cell["index"], "error": error,
+                   "standin": _touches(standin) > touches})
 
     for call_id, call in calls:
         _send(fd, {"event": "call", "id": call_id})
+        touches = _touches(standin)
         outcome, after = _run_call(core, namespace, call)
+        used_standin = _touches(standin) > touches
         out_arrays = {}
         try:
             value = _encode(outcome.value, out_arrays)
@@ -215,7 +228,7 @@ def main(job_dir, fd):
             np.savez(buffer, **out_arrays)
             blob = buffer.getvalue()
         _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
-                   "after": after_keys, "peak_bytes": outcome.peak_bytes}, blob)
+                   "after": after_keys, "peak_bytes": outcome.peak_bytes, "standin": used_standin}, blob)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     _send(fd, {"event": "done", "cpu_seconds": usage.ru_utime + usage.ru_stime})
 

@@ -28,6 +28,7 @@ class VerificationResult:
     runs: int = 0  # sandbox processes started (more than one after a hang or a crash)
     cell_errors: dict[int, str] = field(default_factory=dict)  # cell index -> what it raised
     notes: list[str] = field(default_factory=list)  # hangs, crashes, limits hit
+    matplotlib: str = "none"  # the answers were computed with matplotlib's "stand-in" or the "real" one
 
     @property
     def passed(self) -> dict[str, bool]:
@@ -92,7 +93,8 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
                     for i in ids]
         verdicts[check.grade_id] = evaluate(check, lambda _calls, o=outcomes: o, seed)
     return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,
-                              session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes)
+                              session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes,
+                              session.matplotlib)
 
 
 def compare_with_nbgrader(verification: VerificationResult,
