@@ -12,7 +12,7 @@ import time
 
 from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
-from traitlets import Enum
+from traitlets import Enum, Integer
 
 
 class _Clock:
@@ -64,7 +64,8 @@ class TimedExecute(Execute):
     """
 
     shutdown_kernel = Enum(["graceful", "immediate"], default_value="immediate").tag(config=True)
-
+    kernel_start_attempts = Integer(3, help="tries to start a kernel that dies or hangs before it is ready "
+                                            "(before any cell runs, so never the submission's doing)").tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
         """Execute the notebook (see nbgrader's Execute) and record time marks."""
@@ -83,6 +84,7 @@ class TimedExecute(Execute):
         """
         kwargs.setdefault("stdout", subprocess.DEVNULL)
         kwargs.setdefault("stderr", subprocess.DEVNULL)
+        self._kernel_kwargs = kwargs
         await super().async_start_new_kernel(**kwargs)
         provisioner = getattr(self.km, "provisioner", None)
         clock.kernel_pgid = getattr(provisioner, "pgid", None) or getattr(provisioner, "pid", None)
@@ -91,6 +93,27 @@ class TimedExecute(Execute):
 
     # nbclient binds the sync wrapper to its own coroutine: rebind it to ours.
     start_new_kernel = run_sync(async_start_new_kernel)
+
+    async def async_start_new_kernel_client(self):
+        """Connect to the kernel and wait until it is ready, starting a new one if it died first.
+
+        Kernels started side by side can race for the same free ZMQ port ("Address already in
+        use", then "Kernel died before replying to kernel_info": field notes). No cell has run
+        yet, so the submission cannot be the cause: a grading run must not fail it for that.
+        nbclient has already cleaned up the dead kernel when the error reaches here.
+        """
+        for attempt in range(1, self.kernel_start_attempts + 1):
+            try:
+                return await super().async_start_new_kernel_client()
+            except Exception as exc:
+                if attempt == self.kernel_start_attempts or clock.expired:
+                    raise
+                self.log.warning("kernel did not start (%s: %s); starting another (try %d of %d)",
+                                 type(exc).__name__, exc, attempt + 1, self.kernel_start_attempts)
+            self.km = self.create_kernel_manager()  # nbclient shut the dead one down
+            await self.async_start_new_kernel(**self._kernel_kwargs)
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
     def preprocess_cell(self, cell, resources, index):
         """Execute one cell (see nbclient) and record when it finished."""

@@ -1,0 +1,45 @@
+"""A kernel that dies before it is ready is replaced, not charged to the submission.
+
+Kernels started side by side can race for a ZMQ port and die before replying to
+``kernel_info`` (field notes). Here the first kernel is killed right after it is launched, which
+is what that race looks like from nbclient's side.
+"""
+from __future__ import annotations
+
+import pytest
+from jupyter_client.manager import AsyncKernelManager
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder.grading.timing import TimedExecute
+
+
+class DiesFirstTime(AsyncKernelManager):
+    launched = 0
+
+    async def start_kernel(self, **kwargs):
+        await super().start_kernel(**kwargs)
+        type(self).launched += 1
+        if type(self).launched == 1:
+            await self.provisioner.kill()
+
+
+def _execute(tmp_path, attempts: int):
+    DiesFirstTime.launched = 0
+    nb = new_notebook(cells=[new_code_cell("print(6 * 7)")],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    executor = TimedExecute(kernel_manager_class=DiesFirstTime, kernel_start_attempts=attempts, timeout=60,
+                            startup_timeout=60)
+    nb, _ = executor.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    return nb
+
+
+def test_a_kernel_that_dies_before_it_is_ready_is_started_again(tmp_path):
+    nb = _execute(tmp_path, attempts=3)
+    assert DiesFirstTime.launched == 2
+    assert [o.get("text") for o in nb.cells[0].outputs] == ["42\n"]
+
+
+def test_without_retries_the_dead_kernel_fails_the_run(tmp_path):
+    with pytest.raises(RuntimeError, match="died"):
+        _execute(tmp_path, attempts=1)
+    assert DiesFirstTime.launched == 1
