@@ -30,9 +30,9 @@ class LocalPool:
         return self._pool.submit(grade_job, self.bundles[assignment_id], job)
 
     @staticmethod
-    def wait_any(futures):
-        """Block until at least one future is done; return (done, not_done)."""
-        return wait(futures, return_when=FIRST_COMPLETED)
+    def wait_any(futures, timeout: float | None = None):
+        """Block until at least one future is done or ``timeout`` seconds pass; return (done, not_done)."""
+        return wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
 
     def close(self, cancel: bool = False) -> None:
         """Shut the pool down (cancelling queued jobs if asked)."""
@@ -57,11 +57,14 @@ class DaskCluster:
         return self.client.submit(grade_job, self.bundles[assignment_id], job, pure=False)
 
     @staticmethod
-    def wait_any(futures):
-        """Block until at least one future is done; return (done, not_done)."""
+    def wait_any(futures, timeout: float | None = None):
+        """Block until at least one future is done or ``timeout`` seconds pass; return (done, not_done)."""
         from distributed import wait as dwait
 
-        done, not_done = dwait(list(futures), return_when="FIRST_COMPLETED")
+        try:
+            done, not_done = dwait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set(), set(futures)
         return done, not_done
 
     def close(self, cancel: bool = False) -> None:

@@ -1,10 +1,8 @@
-"""The coordinator's side of nbgrader's gradebook.
+"""The coordinator's side of nbgrader's gradebook: the assignment in it, and its copy for workers.
 
-Only the coordinating process touches the real gradebook: it makes sure the assignment is in it,
-exports a small prepared SQLite copy of the assignment for the workers (so no job creates a
-gradebook from scratch), and records each job's result as it arrives, the way nbgrader's own
-``Autograde`` and ``SaveAutoGrades`` would (student, submission, timestamp, grades, comments,
-late penalty), so formgrader, ``generate_feedback`` and ``export`` keep working.
+Only the coordinating process touches the real gradebook: it makes sure the assignment is in it
+and exports a small prepared SQLite copy of the assignment for the workers (so no job creates a
+gradebook from scratch). Results are written by :mod:`.record`.
 """
 from __future__ import annotations
 
@@ -12,14 +10,12 @@ import datetime as dt
 import os
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.utils import parse_utc
 
 from ..config import Course
-from .nbconfig import CourseLatePenalty, nbgrader_config
+from .nbconfig import nbgrader_config
 
 # nbgrader creates a new gradebook by running the `alembic` script found on PATH: make sure the
 # one next to this interpreter is found even when the virtual environment is not activated.
@@ -102,55 +98,3 @@ def export_assignment(db_url: str, course_id: str, assignment_id: str) -> bytes:
         dst.dispose()
         src.dispose()
         return path.read_bytes()
-
-
-def record(gb: Gradebook, course: Course, result, timestamp: str | None) -> None:
-    """Write one job's result into the real gradebook and commit.
-
-    Parameters
-    ----------
-    gb : nbgrader.api.Gradebook
-        The course gradebook (open).
-    course : Course
-        For the assignment's late policy.
-    result : JobResult
-        The job's result; its cell ``score`` (the verified one where verified) becomes the
-        grade's ``auto_score``.
-    timestamp : str or None
-        The submission's timestamp.txt content.
-    """
-    with warnings.catch_warnings():
-        # nbgrader's own SQLAlchemy "not in session" noise (stock autograde prints it too).
-        warnings.simplefilter("ignore")
-        _record(gb, course, result, timestamp)
-
-
-def _record(gb, course, result, timestamp):
-    aid, sid, nid = result.assignment_id, result.student_id, result.notebook_id
-    gb.update_or_create_student(sid)
-    kwargs = {"timestamp": parse_utc(timestamp)} if timestamp else {}
-    submission = gb.update_or_create_submission(aid, sid, **kwargs)
-    notebook = gb.find_submission_notebook(nid, aid, sid)
-    cells = {c["grade_id"]: c for c in result.cells}
-    for grade in notebook.grades:
-        cell = cells.get(grade.name)
-        if result.status == "failed" or cell is None:
-            # As nbgrader does for a notebook that was not submitted.
-            grade.auto_score, grade.needs_manual_grade = 0.0, False
-            continue
-        verified = cell.get("verified_score")
-        grade.auto_score = verified if verified is not None else cell["nbgrader_score"]
-        # nbgrader's rule (SaveAutoGrades): review when a manual grade exists or no auto score.
-        grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
-    for comment in notebook.comments:
-        if comment.name in result.comments:
-            comment.auto_comment = result.comments[comment.name]
-    gb.db.commit()
-    # nbgrader's AssignLatePenalties, recomputed on the recorded (verified) score.
-    notebook.late_submission_penalty = None
-    if submission.total_seconds_late > 0:
-        plugin = CourseLatePenalty(policies={a.id: a.late_policy.model_dump() for a in course.assignments})
-        penalty = plugin.penalty_for(aid, notebook.score, submission.total_seconds_late)
-        if penalty is not None:
-            notebook.late_submission_penalty = max(0.0, min(penalty, notebook.score))
-    gb.db.commit()

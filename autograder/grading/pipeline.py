@@ -12,8 +12,14 @@ from ..config import Course, validate_course
 from . import gradebook as gbk
 from .job import AssignmentBundle, Job, JobResult
 from .nbconfig import absolute_db_url
+from .record import record_batch
 from .reports import result_record, write_reports
 from .state import GradingState
+
+#: Results are recorded in batches: at most this many, and none waits longer than this (seconds)
+#: for its batch to be written. A killed run loses at most a batch (graded again on resume).
+BATCH_SIZE = 64
+BATCH_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,7 @@ def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:
 def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = None,
           assignments: list[str] | None = None, *, workers: int | None = None, scheduler=None,
           force: bool = False, verify: bool = True, progress: bool = True) -> RunSummary:
-    """Grade every submission in parallel with nbgrader, recording each result as it arrives.
+    """Grade every submission in parallel with nbgrader, recording the results as they arrive.
 
     Parameters
     ----------
@@ -143,6 +149,7 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
         bundles, min(workers or os.cpu_count() or 1, len(todo)))
     pending = iter(todo)
     in_flight = {}
+    batch: list[tuple[Submission, JobResult]] = []
     bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)
     ok = False
     try:
@@ -155,42 +162,54 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
                         return
                     in_flight[executor.submit(sub.assignment_id, make_job(sub))] = sub
 
-            fill()
-            while in_flight:
-                done, _ = executor.wait_any(list(in_flight))
-                for fut in done:
-                    sub = in_flight.pop(fut)
-                    bar.update(1)
-                    try:
-                        result = fut.result()
-                    except Exception as exc:  # the grader's fault (a worker died), not the student's:
-                        # leave it unrecorded so the next run grades it again.
-                        summary.errors.append(f"{sub.path}: {type(exc).__name__}: {exc}")
-                        continue
-                    _commit(gb, course, course_dir, sub, result, state, summary)
+            oldest = 0.0  # when the batch's first result arrived
+            try:
                 fill()
+                while in_flight:
+                    timeout = max(0.0, oldest + BATCH_SECONDS - time.monotonic()) if batch else None
+                    done, _ = executor.wait_any(list(in_flight), timeout=timeout)
+                    for fut in done:
+                        sub = in_flight.pop(fut)
+                        bar.update(1)
+                        try:
+                            result = fut.result()
+                        except Exception as exc:  # the grader's fault (a worker died), not the student's:
+                            # leave it unrecorded so the next run grades it again.
+                            summary.errors.append(f"{sub.path}: {type(exc).__name__}: {exc}")
+                            continue
+                        oldest = oldest if batch else time.monotonic()
+                        batch.append((sub, result))
+                    if len(batch) >= BATCH_SIZE or batch and time.monotonic() - oldest >= BATCH_SECONDS:
+                        _commit(gb, course, course_dir, batch, state, summary)
+                    fill()
+            finally:  # what has arrived is recorded, after Ctrl-C too
+                _commit(gb, course, course_dir, batch, state, summary)
         ok = True
     finally:
         bar.close()
         executor.close(cancel=not ok)
 
 
-def _commit(gb, course, course_dir, sub, result: JobResult, state, summary) -> None:
-    """Record one result: gradebook first, then the autograded notebook, then the state log.
+def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], state, summary) -> None:
+    """Record a batch of results (and empty it): gradebook first, then the autograded notebooks, then the state log.
 
-    If the run dies between these steps, the state log does not list the submission and the
-    next run grades it again; the gradebook writes are updates, so nothing is duplicated.
+    The gradebook takes the whole batch in one transaction (:func:`.record.record_batch`). If
+    the run dies before the state log lists a submission, the next run grades it again; the
+    gradebook writes are updates, so nothing is duplicated.
     """
-    gbk.record(gb, course, result, sub.timestamp())
-    penalty = gb.find_submission_notebook(result.notebook_id, result.assignment_id,
-                                          result.student_id).late_submission_penalty
-    out = course_dir / "autograded" / result.student_id / result.assignment_id / f"{result.notebook_id}.ipynb"
-    if result.autograded is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(result.autograded)
-    elif out.exists():
-        out.unlink()  # as nbgrader does for a failed notebook
-    state.append(result_record(result, penalty))
-    summary.results.append(result)
-    summary.graded += result.status == "graded"
-    summary.failed += result.status == "failed"
+    if not batch:
+        return
+    penalties = record_batch(gb, course, [(result, sub.timestamp()) for sub, result in batch])
+    for _, result in batch:
+        out = course_dir / "autograded" / result.student_id / result.assignment_id / f"{result.notebook_id}.ipynb"
+        if result.autograded is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(result.autograded)
+        elif out.exists():
+            out.unlink()  # as nbgrader does for a failed notebook
+    state.append([result_record(result, penalty) for (_, result), penalty in zip(batch, penalties)])
+    for _, result in batch:
+        summary.results.append(result)
+        summary.graded += result.status == "graded"
+        summary.failed += result.status == "failed"
+    batch.clear()

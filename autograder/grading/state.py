@@ -1,7 +1,7 @@
 """What has been graded: an append-only log that makes a run resumable.
 
 Each line of ``reports/.grading-state.jsonl`` is one submission's complete results.json record,
-appended and flushed to disk right after its grades were committed to the gradebook. A killed
+appended and flushed to disk right after its batch of grades was committed to the gradebook. A killed
 run therefore loses at most the submissions in flight; a re-run reads the log (the last record
 of a submission wins, a torn last line is ignored) and grades only what is missing or changed.
 """
@@ -38,11 +38,12 @@ class GradingState:
         record = self.records.get((student_id, assignment_id, notebook_id))
         return record is not None and record["sha256"] == sha256
 
-    def append(self, record: dict) -> None:
-        """Record one graded submission durably."""
+    def append(self, records: list[dict]) -> None:
+        """Record graded submissions durably (one write and one fsync for all of them)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
+            fh.write("".join(json.dumps(record, sort_keys=True) + "\n" for record in records))
             fh.flush()
             os.fsync(fh.fileno())
-        self.records[key(record)] = record
+        for record in records:
+            self.records[key(record)] = record
