@@ -1,0 +1,94 @@
+"""The coordinator records results in batches, by count and by age, and keeps what arrived on Ctrl-C.
+
+The jobs are replaced by a fake executor whose results are ready at once (the real path is
+covered by test_pipeline and test_resume); the gradebook, the state log and the reports are real.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from concurrent.futures import Future
+
+import pytest
+
+from autograder import api
+from autograder.grading import executors, pipeline
+from autograder.grading.job import JobResult
+
+from .conftest import N_STUDENTS, copy_course
+
+
+class FakePool:
+    """A LocalPool look-alike: every job's result is ready, handed back one per wait."""
+
+    interrupt_at: int | None = None  # raise KeyboardInterrupt at this call of wait_any
+
+    def __init__(self, bundles, workers=None):
+        self.workers, self.waits = 1, 0
+
+    def submit(self, assignment_id, job):
+        future = Future()
+        future.set_result(JobResult(job.student_id, assignment_id, job.notebook_id, job.sha256, "graded", None,
+                                    [], {}, None))
+        return future
+
+    def wait_any(self, futures, timeout=None):
+        self.waits += 1
+        if self.waits == FakePool.interrupt_at:
+            raise KeyboardInterrupt
+        return {futures[0]}, set(futures[1:])
+
+    def close(self, cancel=False):
+        pass
+
+
+@pytest.fixture
+def course(generated_course, tmp_path, monkeypatch):
+    monkeypatch.setattr(executors, "LocalPool", FakePool)
+    FakePool.interrupt_at = None
+    sizes = []
+    real = pipeline.record_batch
+
+    def spy(gb, course, items):
+        sizes.append(len(items))
+        return real(gb, course, items)
+
+    monkeypatch.setattr(pipeline, "record_batch", spy)
+    return copy_course(generated_course, tmp_path / "course"), sizes
+
+
+def _recorded(root) -> tuple[int, int]:
+    """(submissions in the gradebook, lines in the state log)."""
+    con = sqlite3.connect(root / "gradebook.db")
+    try:
+        in_gradebook = con.execute("SELECT COUNT(*) FROM submitted_assignment").fetchone()[0]
+    finally:
+        con.close()
+    log = root / "reports" / ".grading-state.jsonl"
+    return in_gradebook, len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_full_batches_then_the_rest(course, monkeypatch):
+    root, sizes = course
+    monkeypatch.setattr(pipeline, "BATCH_SIZE", 3)
+    monkeypatch.setattr(pipeline, "BATCH_SECONDS", 3600.0)
+    summary = api.grade(root, progress=False, verify=False)
+    assert sizes == [3, N_STUDENTS - 3] and summary.graded == N_STUDENTS
+    assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+
+
+def test_no_result_waits_longer_than_batch_seconds(course, monkeypatch):
+    root, sizes = course
+    monkeypatch.setattr(pipeline, "BATCH_SECONDS", 0.0)
+    api.grade(root, progress=False, verify=False)
+    assert sizes == [1] * N_STUDENTS
+
+
+def test_ctrl_c_keeps_what_has_arrived(course, monkeypatch):
+    root, sizes = course
+    FakePool.interrupt_at = 3  # two results have arrived, none recorded yet (the batch is not full)
+    with pytest.raises(KeyboardInterrupt):
+        api.grade(root, progress=False, verify=False)
+    assert sizes == [2] and _recorded(root) == (2, 2)
+    report = json.loads((root / "reports" / "results.json").read_text())
+    assert len(report["submissions"]) == 2
