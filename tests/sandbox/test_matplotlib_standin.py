@@ -15,6 +15,8 @@ matplotlib import: about 0.8 s less per submission). These tests show
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from autograder import submissions
@@ -65,12 +67,20 @@ ASSIGNMENTS = [m.ASSIGNMENT for m in MODULES if m.CHECKS]
 PACKS = [(a, name, answers) for a in ASSIGNMENTS for name, answers in _packed(a)]
 
 
+@pytest.fixture(scope="module")
+def both_ways():
+    """Every pack verified with the stand-in and with the real matplotlib, two sandboxes at a time."""
+    jobs = {(assignment, name, kind): (assignment, _solved(assignment, **answers), limits)
+            for assignment, name, answers in PACKS for kind, limits in (("fast", LIMITS), ("real", REAL))}
+    with ThreadPoolExecutor(2) as pool:
+        futures = {key: pool.submit(verify_submission, a, data, SEED, limits) for key, (a, data, limits) in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment, name, answers", PACKS, ids=[f"{a}:{n}" for a, n, _ in PACKS])
-def test_catalogue_verdicts_are_the_same_with_the_standin(assignment, name, answers):
-    data = _solved(assignment, **answers)
-    fast = verify_submission(assignment, data, SEED, LIMITS)
-    real = verify_submission(assignment, data, SEED, REAL)
+def test_catalogue_verdicts_are_the_same_with_the_standin(assignment, name, answers, both_ways):
+    fast, real = both_ways[(assignment, name, "fast")], both_ways[(assignment, name, "real")]
     assert (fast.matplotlib, fast.runs, real.matplotlib) == ("stand-in", 1, "real")
     assert _verdicts(fast) == _verdicts(real)
     assert fast.cell_errors == real.cell_errors
