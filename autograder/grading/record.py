@@ -108,11 +108,6 @@ def record_batch(gb: Gradebook, course: Course, items: list[tuple[object, str | 
     return penalties
 
 
-def record(gb: Gradebook, course: Course, result, timestamp: str | None) -> float | None:
-    """Write one job's result (a batch of one, see :func:`record_batch`); its late penalty."""
-    return record_batch(gb, course, [(result, timestamp)])[0]
-
-
 def _write(db, course: Course, items) -> list[float | None]:
     st, a, sa, sn, nb = T["student"], T["assignment"], T["submitted_assignment"], T["submitted_notebook"], T["notebook"]
     grade, comment, bc = T["grade"], T["comment"], T["base_cell"]
@@ -215,7 +210,7 @@ def _write(db, course: Course, items) -> list[float | None]:
 
 
 def record_with_nbgrader_api(gb: Gradebook, course: Course, result, timestamp: str | None) -> float | None:
-    """The same write as :func:`record`, through nbgrader's ORM API (the reference; see the module doc)."""
+    """The same write as :func:`record_batch` (for one result), through nbgrader's ORM API (the reference; see the module doc)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # nbgrader's own SQLAlchemy "not in session" noise
         aid, sid, nid = result.assignment_id, result.student_id, result.notebook_id

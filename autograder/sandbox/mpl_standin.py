@@ -33,16 +33,21 @@ def _touch():
     touches += 1
 
 
+def _attribute(name):
+    """Any attribute of a stand-in object or module: ``subplots``, or a Figment."""
+    _touch()  # first: a probe that fails (``matplotlib.__version__``) still counts as a use
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)  # protocols (copy, pickle, numpy's) must not think it supports them
+    return subplots if name == "subplots" else Figment()
+
+
 class Figment:
     """Whatever matplotlib would have returned: accepts any attribute, call, index or ``with``."""
 
     __slots__ = ()
 
     def __getattr__(self, name):
-        _touch()  # first: a probe that fails (``matplotlib.__version__``) still counts as a use
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)  # protocols (copy, pickle, numpy's) must not think it supports them
-        return subplots if name == "subplots" else Figment()
+        return _attribute(name)
 
     def __setattr__(self, name, value):
         _touch()
@@ -92,10 +97,7 @@ class StandInModule(types.ModuleType):
     """``matplotlib`` or one of its submodules: every attribute a Figment, except ``subplots``."""
 
     def __getattr__(self, name):
-        _touch()
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        return subplots if name == "subplots" else Figment()
+        return _attribute(name)
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
