@@ -3,7 +3,7 @@
 Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD``), never imported by the grader. It
 imports only the standard library, numpy, ``autograder/checks/core.py`` (loaded by path under a
 private name, so the rest of ``autograder`` is never imported) and, when the notebook has
-building blocks, the reference package (also by path, under a private name). Everything it sends
+building blocks, the job's generated ``attention_ref`` (those building blocks and nothing else). Everything it sends
 back goes through the event pipe ``EVENT_FD`` as frames::
 
     8-byte big-endian length, JSON header, 8-byte big-endian length, .npz bytes (maybe empty)
@@ -90,31 +90,10 @@ def _stub_modules(assignment):
     sys.modules.update({"autograder": package, "autograder.hidden": hidden, "autograder.notebook": notebook})
 
 
-def _restricted_reference(job):
-    """The ``attention_ref`` the submission sees: the notebook's building blocks and nothing else."""
-    given, graded = list(job["given"]), set(job["graded"])
-    assignment = job["assignment"]
-    module = types.ModuleType("attention_ref", "attention_ref as this notebook may use it: its building blocks only")
-    if given and job.get("ref_dir"):
-        real = _load_by_path("_attention_ref_impl", os.path.join(job["ref_dir"], "__init__.py"), job["ref_dir"])
-        for name in given:
-            if hasattr(real, name):
-                setattr(module, name, getattr(real, name))
-        for name in [m for m in sys.modules if m == "_attention_ref_impl" or m.startswith("_attention_ref_impl.")]:
-            del sys.modules[name]
-    module.__all__ = [n for n in given if hasattr(module, n)]
-
-    def __getattr__(name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if name in graded:
-            raise ImportError(f"the reference version of `{name}` cannot be used in {assignment}: "
-                              f"`{name}` is what this notebook asks you to write")
-        raise ImportError(f"`{name}` is not one of the building blocks {assignment} gives "
-                          f"({', '.join(module.__all__) or 'none'}), so it cannot be imported from attention_ref here")
-
-    module.__getattr__ = __getattr__
-    sys.modules["attention_ref"] = module
+def _given_reference(job_dir):
+    """Put the job's generated ``attention_ref`` (the notebook's building blocks only, see
+    ``given.py``) first on ``sys.path``; no other copy of the reference exists in the sandbox."""
+    sys.path.insert(0, os.path.join(job_dir, "given"))
 
 
 def _decode(node, arrays):
@@ -182,7 +161,7 @@ def main(job_dir, fd):
         standin = _load_by_path("_mpl_standin", job["standin_path"])
         standin.install()
     _stub_modules(job["assignment"])
-    _restricted_reference(job)
+    _given_reference(job_dir)
     with np.load(os.path.join(job_dir, "inputs.npz"), allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     calls = []

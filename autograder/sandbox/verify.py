@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping
 
 from ..checks import MODULES, checks_for_assignment
@@ -40,11 +39,6 @@ def _module_of(assignment_id: str):
         if module.ASSIGNMENT == assignment_id:
             return module
     raise KeyError(f"unknown assignment {assignment_id!r}")
-
-
-def _reference_dir() -> str:
-    import attention_ref
-    return str(Path(attention_ref.__file__).resolve().parent)
 
 
 def _all_failed(checks, message: str, misconception: str | None = None) -> dict[str, Verdict]:
@@ -85,7 +79,7 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
         per_check.append(ids)
     runnable = [(c.index, c.python) for c in cells if c.python is not None]
     session = run_session(runnable, calls, given=given, graded=graded, assignment=assignment_id,
-                          limits=limits, ref_dir=_reference_dir() if given else None, kind=sandbox_kind())
+                          limits=limits, kind=sandbox_kind())
 
     verdicts = {}
     for check, ids in zip(checks, per_check):
