@@ -48,6 +48,12 @@ class SandboxLimits(_Model):
     cpu_seconds: float = Field(20.0, gt=0)
     memory_mb: int = Field(1024, gt=0)
     output_bytes: int = Field(1_000_000, gt=0)
+    pids: int = Field(64, gt=0, description="processes (and threads) of one sandbox, the kernel's or the runner's")
+    kernel_output_bytes: int = Field(
+        8_000_000, gt=0, description="cell output the student's nbgrader kernel may produce (the rest is dropped)")
+    wall_seconds: float = Field(120.0, gt=0, description="the whole verification of one submission")
+    cell_seconds: float = Field(30.0, gt=0, description="one notebook cell, or one call of a student function, "
+                                                        "in verification")
     matplotlib: Literal["stand-in", "real"] = Field(
         "stand-in", description="stand-in: plots are not drawn during verification (a run that needs the real "
                                 "matplotlib is redone with it); real: always import it (about 0.8 s more)")

@@ -52,6 +52,9 @@ class Job:
     seed: int
     timestamp: str | None = None  # nbgrader's timestamp.txt content, if the submission had one
     verify: bool = True
+    kernel_sandbox: bool = True  # run the student's kernel in bubblewrap (False only with --unsafe-no-sandbox)
+    refused: str | None = None  # why the coordinator would not read the submission (then ``notebook`` is empty)
+    trusted: bool = False  # the project's own synthetic notebook (the demo): no sandbox needed
 
     @property
     def sha256(self) -> str:
@@ -181,7 +184,7 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
         (root / "gradebook.db").write_bytes(bundle.gradebook)
         with Gradebook(url, bundle.course.course_id) as gb:
             grade_ids = {g.name for nb in gb.find_assignment(aid).notebooks for g in nb.grade_cells}
-        reason = check_notebook(job.notebook, grade_ids)
+        reason = job.refused or check_notebook(job.notebook, grade_ids)
         autograded = None
         if reason is None:
             reason, autograded = _run_nbgrader(bundle, job, root, url, result.timing)
@@ -196,7 +199,7 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     verdicts, flags = None, []
     if result.status == "graded" and job.verify:
         t1 = time.perf_counter()
-        limits = bundle.course.grading.sandbox.model_dump()
+        limits = dict(bundle.course.grading.sandbox.model_dump(), trusted=job.trusted)
         verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits, result.cells)
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
@@ -237,9 +240,8 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     """Run nbgrader's Autograde converter in ``root``; return (failure reason, autograded nb)."""
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
-    from nbgrader.utils import setenv
-
-    from .timing import TimedExecute, TimedForkExecute, clock
+    from ..sandbox.launch import Limits
+    from .timing import TimedExecute, TimedForkExecute, clock, sandboxed_execute
 
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
     sub = root / "submitted" / sid / aid
@@ -256,12 +258,16 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     config = nbgrader_config(bundle.course, root, db_url=url)
     config.CourseDirectory.assignment_id = aid
     config.CourseDirectory.student_id = sid
+    config.TimedExecute.kernel_output_bytes = bundle.course.grading.sandbox.kernel_output_bytes
     log = logging.getLogger(f"autograder.job.{os.getpid()}")
     log.propagate, log.level = False, logging.WARNING
     errors = _ErrorLog()
     log.handlers = [errors]
     converter = Autograde(coursedir=CourseDirectory(config=config), config=config, log=log)
-    execute = TimedForkExecute if bundle.course.grading.kernel_start == "fork" else TimedExecute
+    if job.kernel_sandbox:
+        execute = sandboxed_execute(Limits.coerce(bundle.course.grading.sandbox))
+    else:
+        execute = TimedForkExecute if bundle.course.grading.kernel_start == "fork" else TimedExecute
     converter.autograde_preprocessors = [
         execute if p.__name__ == "Execute" else p for p in converter.autograde_preprocessors]
     clock.reset()
@@ -271,9 +277,9 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     watchdog.daemon = True
     try:
         watchdog.start()
-        # The hidden test cells read the run's seed from the kernel's environment.
-        with setenv(AUTOGRADER_SEED=str(job.seed)):
-            converter.start()
+        # The kernel never sees the run's seed (``job.seed``): its hidden tests use their fixed
+        # default, and the scores recorded are the verified ones, drawn from the seed outside it.
+        converter.start()
     except Exception as exc:  # NbGraderException, or anything nbgrader let through
         if fired.is_set():
             return f"the submission ran past its wall-clock limit of {limit:g} s", None

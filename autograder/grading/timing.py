@@ -5,10 +5,13 @@ grading jobs register in place of ``Execute`` (same behaviour, same configuratio
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
+
+import nbformat
 
 from nbclient.util import run_sync
 from nbgrader.preprocessors import Execute
@@ -67,8 +70,13 @@ class TimedExecute(Execute):
     kernel_start_attempts = Integer(3, help="tries to start a kernel that dies or hangs before it is ready "
                                             "(before any cell runs, so never the submission's doing)").tag(config=True)
 
+    kernel_output_bytes = Integer(8_000_000, help="cell output kept per notebook; the rest is dropped, so a "
+                                                  "submission that prints without end cannot exhaust the "
+                                                  "grader's memory").tag(config=True)
+
     def preprocess(self, nb, resources=None, km=None):
         """Execute the notebook (see nbgrader's Execute) and record time marks."""
+        self._output_kept, self._output_dropped = 0, False
         self.on_notebook_start = lambda **_: clock.mark("ready")
         clock.mark("exec_start")
         try:
@@ -115,12 +123,46 @@ class TimedExecute(Execute):
 
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep an output while the notebook's outputs stay under ``kernel_output_bytes`` (see nbclient)."""
+        size = len(json.dumps(msg.get("content", {}), default=str))
+        if self._output_kept + size > self.kernel_output_bytes:
+            if not self._output_dropped:
+                self._output_dropped = True
+                outs.append(nbformat.v4.new_output(
+                    "stream", name="stdout",
+                    text=f"[the grader dropped the rest of this notebook's output: over {self.kernel_output_bytes:,} "
+                         f"bytes]\n"))
+            return None
+        self._output_kept += size
+        return super().output(outs, msg, display_id, cell_index)
+
     def preprocess_cell(self, cell, resources, index):
         """Execute one cell (see nbclient) and record when it finished."""
         try:
             return super().preprocess_cell(cell, resources, index)
         finally:
             clock.mark("cells_done")
+
+
+class TimedSandboxExecute(TimedExecute):
+    """TimedExecute whose kernel runs in bubblewrap (see :mod:`autograder.sandbox.kernel`).
+
+    Its ``kernel_manager_class`` is bound to the course's sandbox limits by :func:`sandboxed_execute`.
+    """
+
+
+def sandboxed_execute(limits) -> type[TimedSandboxExecute]:
+    """A TimedSandboxExecute whose kernels get ``limits`` (``course.yml`` ``grading.sandbox``)."""
+    from ..sandbox.kernel import manager_class
+
+    manager = manager_class(limits)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("kernel_manager_class", manager)
+        TimedSandboxExecute.__init__(self, *args, **kwargs)
+
+    return type("TimedSandboxExecute", (TimedSandboxExecute,), {"__init__": __init__})
 
 
 class TimedForkExecute(TimedExecute):

@@ -38,7 +38,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..checks.core import Call, Outcome
-from . import wire
+from . import cgroup, wire
+from .given import write_given_package
 
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "runner.py"
@@ -55,11 +56,16 @@ class Limits:
     """Resource limits of one verification (course.yml ``grading.sandbox``)."""
 
     cpu_seconds: float = 20.0  # CPU time of one sandbox process (RLIMIT_CPU)
-    memory_mb: int = 1024  # address space of one sandbox process (RLIMIT_AS)
+    memory_mb: int = 1024  # address space of each sandbox process (RLIMIT_AS), and memory of all together (cgroup)
     output_bytes: int = 1_000_000  # what the runner may send back (plus twice the inputs' size)
+    pids: int = 64  # processes and threads of one sandbox's whole tree (its control group, cgroup.py)
+    kernel_output_bytes: int = 8_000_000  # cell output of the student's nbgrader kernel
     wall_seconds: float = 120.0  # the whole verification of one submission
     cell_seconds: float = 30.0  # one notebook cell, or one call of a student function
     matplotlib: str = "stand-in"  # "stand-in" first (see mpl_standin.py), or always "real"
+    # Not a course.yml setting: set by the demo for the project's own synthetic notebooks, which
+    # may then run in the subprocess fallback as root where bubblewrap is missing.
+    trusted: bool = False
 
     @classmethod
     def coerce(cls, value: "Limits | Mapping[str, Any] | None") -> "Limits":
@@ -134,7 +140,7 @@ def _python_roots() -> list[str]:
     return roots
 
 
-def _bwrap_command(job_dir: Path, ref_dir: str | None, fd: int, limits: Limits, env: dict) -> list[str]:
+def _bwrap_command(job_dir: Path, fd: int, limits: Limits, env: dict) -> list[str]:
     cmd = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
            "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds(),
            # The scratch /tmp comes first: a checkout or virtual environment that lives under
@@ -144,8 +150,6 @@ def _bwrap_command(job_dir: Path, ref_dir: str | None, fd: int, limits: Limits, 
         cmd += ["--ro-bind", root, root]
     cmd += ["--ro-bind", str(RUNNER), "/grader/runner.py", "--ro-bind", str(CORE), "/grader/core.py",
             "--ro-bind", str(STANDIN), "/grader/mpl_standin.py", "--ro-bind", str(job_dir), "/job"]
-    if ref_dir:
-        cmd += ["--ro-bind", ref_dir, "/grader/attention_ref"]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv"]
     for cache in _font_caches():
         cmd += ["--ro-bind", str(cache), f"{env['MPLCONFIGDIR']}/{cache.name}"]
@@ -348,7 +352,7 @@ def _reap(proc: subprocess.Popen, timeout: float = 10.0) -> tuple[int | None, fl
     return proc.returncode, 0.0
 
 
-def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run: _Run, deadline: float,
+def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: float,
               drop: bool) -> tuple[str, int | None, str]:
     """Run the runner once; returns (how it ended, return code, the first bytes of its stdout/stderr).
 
@@ -360,7 +364,7 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
     env = _env(scratch)
     try:
         if kind == "bubblewrap":
-            cmd = _bwrap_command(job_dir, ref_dir, write_fd, limits, env)
+            cmd = _bwrap_command(job_dir, write_fd, limits, env)
         else:
             os.chmod(scratch, 0o777)
             mpl = Path(env["MPLCONFIGDIR"])
@@ -369,11 +373,15 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
                 shutil.copyfile(cache, mpl / cache.name)
             cmd = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(job_dir), str(write_fd)]
         identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop and kind == "subprocess" else {}
+        group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
+        cmd = group.wrap(cmd)
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 pass_fds=(write_fd,), env=env if kind == "subprocess" else {"PATH": "/usr/bin:/bin"},
                                 cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
     except BaseException:
         os.close(read_fd)
+        if "group" in locals():
+            group.close()
         if kind == "subprocess":
             shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -429,6 +437,7 @@ def _run_once(kind: str, job_dir: Path, ref_dir: str | None, limits: Limits, run
         if ended != "done" or not _exited(proc):
             _kill(proc, kind)
         returncode, run.cpu_seconds = _reap(proc)
+        group.close()  # whatever the submission left running, in any session or process group
         if kind == "subprocess":
             _kill(proc, kind)  # whatever the submission left running in its process group
             shutil.rmtree(scratch, ignore_errors=True)
@@ -453,7 +462,7 @@ class SessionResult:
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
                 given: Sequence[str], graded: Sequence[str], assignment: str, limits: Limits,
-                ref_dir: str | None, kind: str | None = None) -> SessionResult:
+                kind: str | None = None) -> SessionResult:
     """Run ``cells`` then ``calls`` (``(id, Call, task)``) in the sandbox, restarting past what hangs or kills it.
 
     A cell that does not finish within ``cell_seconds`` or that kills the process is recorded and
@@ -467,7 +476,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     """
     kind = kind or sandbox_kind()
     start = time.monotonic()
-    args = (cells, calls, given, graded, assignment, limits, ref_dir, kind, start)
+    args = (cells, calls, given, graded, assignment, limits, kind, start)
     if limits.matplotlib != "stand-in":
         return _session(*args, standin=False)[0]
     first, suspect = _session(*args, standin=True)
@@ -481,12 +490,16 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     return second
 
 
-def _session(cells, calls, given, graded, assignment, limits, ref_dir, kind, start, *, standin: bool
+def _session(cells, calls, given, graded, assignment, limits, kind, start, *, standin: bool
              ) -> tuple[SessionResult, bool]:
     """One verification session (see :func:`run_session`); also whether the stand-in is suspect."""
     deadline = start + limits.wall_seconds
     suspect = False
     drop = _drop_to_nobody_possible()
+    if kind == "subprocess" and os.geteuid() == 0 and not drop and not limits.trusted:
+        raise SandboxError("the subprocess sandbox would run student code as root (uid nobody cannot read the "
+                           f"Python installation at {sys.base_prefix} or the virtual environment): install "
+                           "bubblewrap, or grade as an unprivileged user")
     specs, arrays = wire.encode_calls([(i, c) for i, c, _ in calls])
     by_id = {i: c for i, c, _ in calls}
     task_of = {i: t for i, _, t in calls}
@@ -504,6 +517,7 @@ def _session(cells, calls, given, graded, assignment, limits, ref_dir, kind, sta
         job_dir = Path(base) / "job"
         job_dir.mkdir()
         (job_dir / "inputs.npz").write_bytes(wire.savez_bytes(arrays))
+        write_given_package(job_dir / "given", assignment, given, graded)
         cell_indices = {i for i, _ in cells}
         while pending or runs == 0:
             if runs >= max_runs or time.monotonic() >= deadline:
@@ -514,7 +528,6 @@ def _session(cells, calls, given, graded, assignment, limits, ref_dir, kind, sta
                 notes.append(why)
                 break
             job = {"assignment": assignment, "given": list(given), "graded": list(graded),
-                   "ref_dir": ("/grader/attention_ref" if kind == "bubblewrap" else ref_dir) if ref_dir else None,
                    "core_path": "/grader/core.py" if kind == "bubblewrap" else str(CORE),
                    "standin_path": (("/grader/mpl_standin.py" if kind == "bubblewrap" else str(STANDIN))
                                     if standin else None),
@@ -525,7 +538,7 @@ def _session(cells, calls, given, graded, assignment, limits, ref_dir, kind, sta
             (job_dir / "job.json").write_text(json.dumps(job))
             os.chmod(base, 0o755)
             run = _Run(pending=list(pending), cell_indices=cell_indices - skip, calls=by_id, output_cap=output_cap)
-            ended, returncode, output = _run_once(kind, job_dir, ref_dir, limits, run, deadline, drop)
+            ended, returncode, output = _run_once(kind, job_dir, limits, run, deadline, drop)
             runs += 1
             cpu += max(run.cpu_seconds, run.reported_cpu)
             suspect |= run.standin_suspect

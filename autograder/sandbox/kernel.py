@@ -1,0 +1,140 @@
+"""The student's nbgrader kernel, in a bubblewrap sandbox.
+
+nbgrader executes a submission in a Jupyter kernel: the student's code. Started as usual it
+inherits the grader's user (root on a JupyterHub grading node), environment (the run's seed),
+working directory and file system: from a notebook cell it could rewrite the gradebook or the
+state log, signal grading workers or plant modules in the virtual environment. Here the kernel
+gets the same walls as the verification runner (``launch.py``):
+
+* new user, mount, pid, network, IPC, UTS and cgroup namespaces, uid 65534, no capabilities, a
+  new session, killed with the grader (``--die-with-parent``: the whole pid namespace goes);
+* a file system of ``/usr``, the Python installation and virtual environment (read-only), the
+  course's ``autograder`` and ``attention_ref`` packages (read-only, at ``/kit``), the
+  notebook's directory and ``/etc/fonts`` (read-only), a size-limited scratch ``/tmp`` (home and
+  working files, matplotlib's font list copied in read-only) and
+  one private directory for the kernel's sockets and connection file; no course directory,
+  gradebook, state log, solutions or other submissions;
+* ZeroMQ over Unix sockets (``transport = ipc``) in that private directory, since the sandbox has
+  no network (TCP on the grader's loopback would reach a Dask scheduler or a database);
+* an environment of a few fixed variables (never ``AUTOGRADER_SEED``: the in-kernel hidden tests
+  use their fixed default, and only the verified scores, drawn from the run's seed outside the
+  kernel, are recorded);
+* limits: a control group for the whole tree (``pids`` processes, ``memory_mb`` in all, see
+  ``cgroup.py``) and, set by ``prlimit`` before Python starts, address space per process, no core
+  files, file size.
+
+Costs the start-up of a fresh interpreter per submission (the fork server of ``zygote.py`` would
+share one sandbox between students); ``benchmarks/bench_grading.py`` reports it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
+
+from . import cgroup
+from .launch import NOBODY, Limits, _font_caches, _python_roots, _system_binds
+
+KIT = "/kit"
+MPLCONFIGDIR = "/tmp/.matplotlib"
+#: Read-only system configuration a kernel's plots need (fontconfig warns on stderr without it,
+#: and nbgrader scores a cell with stderr output 0, as stock nbgrader's kernel would not).
+SHARED_ETC = ("/etc/fonts",)
+#: Variables the kernel may see (nbgrader's own, and what makes matplotlib and BLAS behave).
+PASSED_ENV = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING", "MPLBACKEND")
+
+
+def _kit_packages() -> list[tuple[str, str]]:
+    import attention_ref
+
+    import autograder
+
+    return [(str(Path(m.__file__).resolve().parent), f"{KIT}/{m.__name__}") for m in (autograder, attention_ref)]
+
+
+def kernel_command(cmd: list[str], *, private: str, cwd: str | None, limits: Limits, env: dict) -> list[str]:
+    """The bwrap command line that runs the kernel command ``cmd`` (see the module docstring)."""
+    wrap = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds(),
+            "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp"]
+    for root in _python_roots():
+        wrap += ["--ro-bind", root, root]
+    for source, target in _kit_packages():
+        wrap += ["--ro-bind", source, target]
+    wrap += ["--bind", private, private]
+    workdir = "/tmp"
+    if cwd and os.path.isdir(cwd):
+        wrap += ["--ro-bind", cwd, cwd]
+        workdir = cwd
+    for shared in SHARED_ETC:
+        if os.path.isdir(shared):
+            wrap += ["--ro-bind", shared, shared]
+    wrap += ["--proc", "/proc", "--dev", "/dev", "--chdir", workdir, "--clearenv"]
+    for cache in _font_caches():  # matplotlib need not rebuild its font list in every kernel
+        wrap += ["--ro-bind", str(cache), f"{MPLCONFIGDIR}/{cache.name}"]
+    fixed = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+             "PYTHONPATH": KIT, "MPLCONFIGDIR": MPLCONFIGDIR, "PYTHONDONTWRITEBYTECODE": "1",
+             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    fixed.update({k: env[k] for k in PASSED_ENV if k in env})
+    for key, value in fixed.items():
+        wrap += ["--setenv", key, value]
+    memory = int(limits.memory_mb) << 20
+    wrap += ["/usr/bin/prlimit", f"--as={memory}", "--core=0",
+             f"--fsize={_scratch_bytes(limits)}", "--"]
+    python = os.path.realpath(sys.executable)
+    return wrap + [python if part in (sys.executable, "python", "python3") else part for part in cmd]
+
+
+def _scratch_bytes(limits: Limits) -> int:
+    return max(16 << 20, min(256 << 20, int(limits.memory_mb) << 18))
+
+
+class SandboxProvisioner(LocalProvisioner):
+    """Launches the kernel command inside bubblewrap (see :func:`kernel_command`)."""
+
+    limits: Limits = Limits()
+
+    async def launch_kernel(self, cmd, **kwargs):
+        """Launch ``cmd`` in the sandbox (see LocalProvisioner.launch_kernel)."""
+        km = self.parent
+        cmd = kernel_command(list(cmd), private=km.private_dir, cwd=kwargs.pop("cwd", None),
+                             limits=self.limits, env=dict(kwargs.get("env") or os.environ))
+        self.group = cgroup.Group(pids=self.limits.pids, memory_bytes=int(self.limits.memory_mb) << 20)
+        kwargs["env"] = {"PATH": "/usr/bin:/bin"}
+        return await super().launch_kernel(self.group.wrap(cmd), cwd=None, **kwargs)
+
+    async def cleanup(self, restart: bool = False) -> None:
+        """Remove the kernel's private directory (sockets, connection file)."""
+        await super().cleanup(restart)
+        if getattr(self, "group", None) is not None:
+            self.group.close()
+        if not restart:
+            shutil.rmtree(self.parent.private_dir, ignore_errors=True)
+
+
+class SandboxKernelManager(AsyncKernelManager):
+    """AsyncKernelManager whose kernel runs in bubblewrap and talks over Unix sockets."""
+
+    limits: Limits = Limits()
+
+    async def _async_pre_start_kernel(self, **kw):
+        if self.provisioner is None:
+            self.private_dir = tempfile.mkdtemp(prefix="autograder-kernel-")
+            self.transport, self.cache_ports = "ipc", False
+            self.ip = os.path.join(self.private_dir, "kernel")
+            self.connection_file = os.path.join(self.private_dir, "kernel.json")
+            self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
+            self.provisioner = SandboxProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
+            self.provisioner.limits = self.limits
+        return await super()._async_pre_start_kernel(**kw)
+
+
+def manager_class(limits: Limits) -> type[SandboxKernelManager]:
+    """A SandboxKernelManager subclass bound to ``limits`` (nbclient instantiates the class itself)."""
+    return type("BoundSandboxKernelManager", (SandboxKernelManager,), {"limits": limits})
