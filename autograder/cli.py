@@ -26,7 +26,12 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
     where.add_argument("--scheduler", help="address of an existing dask.distributed scheduler")
     r.add_argument("--force", action="store_true", help="regrade submissions that have not changed")
-    r.add_argument("--no-verify", action="store_true", help="record nbgrader's in-kernel scores unverified")
+    r.add_argument("--no-verify", action="store_true",
+                   help="record nbgrader's in-kernel scores unverified (the student's code can decide them: "
+                        "not for credit)")
+    r.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="grade where bubblewrap is missing: kernels and verification are not isolated from "
+                        "the grader (never as root; not for credit, see the README)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     for name, helptext in [("feedback", "per-student HTML feedback"), ("report", "class report"),
@@ -52,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import api
     from .config import CourseConfigError
+    from .sandbox.launch import SandboxError
 
     try:
         if args.command == "generate":
@@ -60,9 +66,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         s = api.grade(args.course, args.submissions, args.assignments or None, workers=args.workers,
                       scheduler=args.scheduler, force=args.force, verify=not args.no_verify,
-                      progress=not args.no_progress)
+                      progress=not args.no_progress, unsafe_no_sandbox=args.unsafe_no_sandbox)
     except CourseConfigError as exc:
         print(f"autograder: course.yml is invalid:\n{exc}", file=sys.stderr)
+        return 2
+    except SandboxError as exc:
+        print(f"autograder: refusing to grade: {exc}", file=sys.stderr)
         return 2
     print(f"graded {s.graded}, failed {s.failed}, unchanged {s.skipped} in {s.seconds:.1f} s "
           f"(seed {s.seed}); wrote {s.csv} and {s.json}")

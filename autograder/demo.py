@@ -86,7 +86,10 @@ def run_demo(out: str | Path = DEFAULT_OUT, n_students: int = 30, seed: int = 0,
     from . import api  # the grading API (autograder.api.grade)
     say(f"Grading {len(klass.students) * len(assignments)} notebooks in parallel with nbgrader"
         + (" and verification" if verify else "") + " ...")
-    summary = api.grade(out, out / "submitted", assignments, workers=workers, verify=verify, progress=progress)
+    # The class is this project's own synthetic notebooks: where bubblewrap is missing (a fresh
+    # laptop) they may be graded without it; students' submissions never are.
+    summary = api.grade(out, out / "submitted", assignments, workers=workers, verify=verify, progress=progress,
+                        trusted_submissions=True)
     timings["grade"] = time.perf_counter() - t1
     say(f"  graded {summary.graded}, failed {summary.failed} in {timings['grade']:.1f} s; wrote {summary.csv} and {summary.json}")
     for err in getattr(summary, "errors", []) or []:

@@ -5,7 +5,9 @@
 Everything happens in a temporary copy of the course. Both graders run as fresh processes (their
 import time counts). Printed: wall seconds, seconds per submission, the ratio, and where a
 submission's time goes in ``autograder grade`` (worker-side sums: kernel start-up and shutdown,
-cell execution, nbgrader bookkeeping, verification). ``--unverified`` adds a run without verification (what the sandbox costs); ``--spawn`` adds a run of
+cell execution, nbgrader bookkeeping, verification). ``--unverified`` adds a run without verification (what the sandbox costs); ``--unsandboxed-kernel``
+a run whose kernels are forked unsandboxed from a warm process, as before the kernel sandbox (what
+that sandbox costs); ``--spawn`` adds a run of
 ``autograder grade`` with one worker, stock kernel start-up (spawn) and no verification: the
 same per-submission split for nbgrader's machinery as stock uses it.
 Falls back to the mini course of the tests when the course notebook is not written.
@@ -30,7 +32,9 @@ ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 GRADE = """
 import json, sys
 from autograder import api
-from autograder.config import load_course
+from autograder.grading import pipeline
+if sys.argv[6] == "0":  # the old, unsandboxed forked kernels: only to measure what the sandbox costs
+    pipeline._require_sandbox = lambda *args: False
 s = api.grade(sys.argv[1], assignments=[sys.argv[2]], workers=int(sys.argv[3]), progress=False,
               verify=sys.argv[4] == "1")
 json.dump({"graded": s.graded, "failed": s.failed, "errors": s.errors,
@@ -72,13 +76,14 @@ def timed(cmd: list, cwd: Path) -> float:
 
 
 def ours(base: Path, tmp: Path, name: str, assignment: str, workers: int, verify: bool,
-         kernel_start: str = "fork") -> tuple[float, dict]:
+         kernel_start: str = "fork", kernel_sandbox: bool = True) -> tuple[float, dict]:
     root = shutil.copytree(base, tmp / name)
     if kernel_start != "fork":
         yml = (root / "course.yml").read_text()
         (root / "course.yml").write_text(yml.replace("grading:\n", f"grading:\n  kernel_start: {kernel_start}\n", 1))
     out = tmp / f"{name}.json"
-    seconds = timed([sys.executable, "-c", GRADE, root, assignment, workers, int(verify), out], root)
+    seconds = timed([sys.executable, "-c", GRADE, root, assignment, workers, int(verify), out,
+                     int(kernel_sandbox)], root)
     return seconds, json.loads(out.read_text())
 
 
@@ -96,6 +101,9 @@ def main(argv=None) -> None:
     p.add_argument("--assignment", default="01_scores_softmax")
     p.add_argument("--spawn", action="store_true", help="also run with stock kernel start-up, 1 worker")
     p.add_argument("--unverified", action="store_true", help="also run autograder grade --no-verify")
+    p.add_argument("--unsandboxed-kernel", action="store_true",
+                   help="also run with kernels forked unsandboxed from a warm process (the layout before the "
+                        "kernel sandbox: what the sandbox costs)")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as t:
         tmp = Path(t)
@@ -115,6 +123,12 @@ def main(argv=None) -> None:
             print(f"autograder grade --workers {args.workers} --no-verify:  {un_s:7.1f} s  {un_s / n:.2f} s/submission"
                   f"  -> {stock / un_s:.2f}x faster")
             print(f"  split: {split(un)}")
+        if args.unsandboxed_kernel:
+            uk_s, uk = ours(base, tmp, "unsandboxed", assignment, args.workers, verify=True, kernel_sandbox=False)
+            print(f"autograder grade --workers {args.workers} (verified), kernels forked unsandboxed: {uk_s:7.1f} s  "
+                  f"{uk_s / n:.2f} s/submission  -> {stock / uk_s:.2f}x faster; the kernel sandbox costs "
+                  f"{(ours_s - uk_s) / n:+.2f} s/submission")
+            print(f"  split: {split(uk)}")
         if args.spawn:
             sp_s, sp = ours(base, tmp, "spawn", assignment, 1, verify=False, kernel_start="spawn")
             print(f"autograder grade --workers 1, spawned kernels, unverified: {sp_s:7.1f} s "

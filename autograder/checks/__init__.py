@@ -31,6 +31,7 @@ GENERIC_MISCONCEPTIONS = {
     "mutates_input": "modifies its input in place",
     "grader.incomplete": "the grader got no answer for some inputs",
     "grader.unreadable_answer": "the answer could not be read by the grader",
+    "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
 }
 
 CHECKS = {}

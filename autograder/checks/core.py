@@ -25,6 +25,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+# Bound when this module loads, before any student code runs in the process: replacing
+# ``tracemalloc.stop`` and friends afterwards does not change what the measurement calls.
+_TRACE = {"start": tracemalloc.start, "stop": tracemalloc.stop, "reset_peak": tracemalloc.reset_peak,
+          "is_tracing": tracemalloc.is_tracing, "traced": tracemalloc.get_traced_memory,
+          "traceback_of": tracemalloc.get_object_traceback}
+
 PUBLIC_SEED = 0
 """Seed of the visible checks: the student sees these inputs' verdicts."""
 
@@ -241,14 +247,19 @@ def call_student(namespace: Mapping[str, Any], call: Call) -> tuple[Outcome, dic
     try:
         with quiet():
             if call.measure_peak:
-                tracemalloc.start()
-                tracemalloc.reset_peak()
+                _TRACE["start"]()
+                _TRACE["reset_peak"]()
+                marker = bytearray(64)  # traced from here on: gone if tracing is stopped or cleared
             try:
                 result = target(*args, **kwargs)
             finally:
                 if call.measure_peak:
-                    peak = tracemalloc.get_traced_memory()[1]
-                    tracemalloc.stop()
+                    intact = _TRACE["is_tracing"]() and _TRACE["traceback_of"](marker) is not None
+                    peak = _TRACE["traced"]()[1] if intact else None
+                    _TRACE["stop"]()
+            if call.measure_peak and peak is None:
+                return Outcome(error="MeasurementTampered: the memory measurement (tracemalloc) was stopped "
+                                     "or cleared during the call"), {}
     except (Exception, SystemExit) as exc:
         return Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak), {}
     after = {str(i): a for i, a in enumerate(args) if isinstance(a, np.ndarray)}

@@ -31,10 +31,44 @@ class Submission:
     notebook_id: str
     path: Path
 
+    refused: str | None = None  # why the file is not read (see :func:`refusal`)
+
     def timestamp(self) -> str | None:
-        """Content of nbgrader's ``timestamp.txt`` beside the notebook, if any."""
+        """Content of nbgrader's ``timestamp.txt`` beside the notebook, if any (a regular file only)."""
+        if self.refused:
+            return None
         ts = self.path.parent / "timestamp.txt"
-        return ts.read_text().strip() or None if ts.exists() else None
+        return ts.read_text().strip() or None if ts.is_file() and not ts.is_symlink() else None
+
+    def read_bytes(self) -> bytes:
+        """The submitted bytes; empty for a refused submission (never follows a link)."""
+        if self.refused:
+            return b""
+        fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read()
+
+
+def refusal(path: Path, submissions_dir: Path) -> str | None:
+    """Why a found notebook is not read: a link, or anything that resolves outside the submissions directory.
+
+    A submission is a regular file inside the directory. A symbolic link (to the solutions, to a
+    system file, to another student's notebook) is recorded as failed with this reason, never
+    followed; so is a student or assignment directory that is itself a link.
+    """
+    base = submissions_dir.resolve()
+    rel = path.relative_to(submissions_dir)
+    current = submissions_dir
+    for part in rel.parts:
+        current = current / part
+        if current.is_symlink():
+            return (f"the submission is a symbolic link ({current.relative_to(submissions_dir)} -> "
+                    f"{os.readlink(current)}), not a notebook file; links are never followed")
+    if not path.is_file():
+        return "the submission is not a regular file"
+    if base not in path.resolve().parents:
+        return "the submission resolves to a file outside the submissions directory"
+    return None
 
 
 @dataclass
@@ -58,7 +92,8 @@ def find_submissions(course: Course, submissions_dir: str | Path, assignments: l
     for aid in assignments:
         for nid in course.assignment(aid).notebooks:
             for path in sorted(Path(submissions_dir).glob(f"*/{aid}/{nid}.ipynb")):
-                found.append(Submission(path.parent.parent.name, aid, nid, path))
+                found.append(Submission(path.parent.parent.name, aid, nid, path,
+                                        refusal(path, Path(submissions_dir))))
     return sorted(found, key=lambda s: (s.student_id, s.assignment_id, s.notebook_id))
 
 
@@ -78,7 +113,8 @@ def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:
 
 def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = None,
           assignments: list[str] | None = None, *, workers: int | None = None, scheduler=None,
-          force: bool = False, verify: bool = True, progress: bool = True) -> RunSummary:
+          force: bool = False, verify: bool = True, progress: bool = True,
+          unsafe_no_sandbox: bool = False, trusted_submissions: bool = False) -> RunSummary:
     """Grade every submission in parallel with nbgrader, recording the results as they arrive.
 
     Parameters
@@ -100,12 +136,26 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
         Verify scores outside the student's kernel (issue 5) when the sandbox is installed.
     progress : bool
         Show a tqdm progress bar.
+    unsafe_no_sandbox : bool
+        Grade where bubblewrap is missing: the student's kernel then runs with the grader's
+        file system and processes in view (as an unprivileged user only) and verification in the
+        weaker subprocess sandbox. Not for credit (see the README).
+    trusted_submissions : bool
+        The submissions are the project's own synthetic notebooks (``autograder demo``): where
+        bubblewrap is missing they are graded without it, as root too. Never for students' files.
 
     Returns
     -------
     RunSummary
+
+    Raises
+    ------
+    SandboxError
+        When bubblewrap does not work here and ``unsafe_no_sandbox`` is not given, or when the
+        unsafe mode would run student code as root.
     """
     t0 = time.perf_counter()
+    kernel_sandbox = _require_sandbox(unsafe_no_sandbox, trusted_submissions)
     course_dir = Path(course_dir).resolve()
     course = validate_course(course_dir)
     db_url = absolute_db_url(course.grading.db_url, course_dir)
@@ -122,7 +172,7 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
 
     todo = []  # (submission, sha256): bytes are read again when the job is sent, not kept
     for s in subs:
-        sha = hashlib.sha256(s.path.read_bytes()).hexdigest()
+        sha = hashlib.sha256(s.read_bytes()).hexdigest()
         if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
                 s.student_id, s.assignment_id, s.notebook_id, sha):
             summary.skipped += 1
@@ -132,11 +182,32 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     try:
         if todo:
             _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress,
-                 lambda s: Job(s.student_id, s.notebook_id, s.path.read_bytes(), summary.seed, s.timestamp(), verify))
+                 lambda s: Job(s.student_id, s.notebook_id, s.read_bytes(), summary.seed, s.timestamp(), verify,
+                               kernel_sandbox, s.refused, trusted_submissions))
     finally:  # after Ctrl-C too: the reports show everything recorded so far
         summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()))
         summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _require_sandbox(unsafe: bool, trusted: bool = False) -> bool:
+    """Whether kernels run in bubblewrap; refuses a weaker grading unless the instructor asked for it."""
+    from ..sandbox.launch import SandboxError, sandbox_kind
+
+    if sandbox_kind() == "bubblewrap":
+        return True
+    if trusted:
+        return False
+    if not unsafe:
+        raise SandboxError(
+            "bubblewrap (bwrap) is not installed or does not work here, so the students' code cannot be "
+            "isolated from the gradebook, the course files and the grader's processes. Install it "
+            "(apt-get install bubblewrap) or, to grade anyway without that protection (not for credit), "
+            "pass --unsafe-no-sandbox.")
+    if os.geteuid() == 0:
+        raise SandboxError("--unsafe-no-sandbox never runs student code as root: grade as an unprivileged user, "
+                           "or install bubblewrap")
+    return False
 
 
 def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress, make_job):

@@ -74,8 +74,9 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
     -------
     cells : list of dict
         The rows of results.json: ``grade_id, task, score, max_score, passed, message,
-        misconception, nbgrader_score, verified_score, manual``. ``score`` is the verified score
-        when the cell was verified, nbgrader's otherwise.
+        misconception, nbgrader_score, verified_score, manual``. ``score`` is the verified score;
+        nbgrader's only when ``verdicts`` is None (verification off, or no checks registered).
+        An auto-graded cell without a verdict scores 0 (and is flagged).
     flags : list of dict
         The given flags plus a ``"possible tampering"`` flag for every cell whose nbgrader
         outcome (full marks or not) disagrees with the verified one.
@@ -88,12 +89,20 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
                "max_score": max_score, "passed": None if cell["manual"] else nb_score == max_score,
                "message": cell["message"], "misconception": None, "nbgrader_score": nb_score,
                "verified_score": None, "manual": cell["manual"]}
-        if verdict is not None and not cell["manual"]:
+        if verdicts is not None and verdict is None and not cell["manual"]:
+            # A graded cell no check covers cannot be verified: fail closed, and say so.
+            row.update(score=0.0, verified_score=0.0, passed=False,
+                       message="this test cell has no verified check, so its points are withheld")
+            flags.append({"kind": "verification failed", "grade_id": cell["grade_id"], "line": None, "cell": None,
+                          "evidence": f"test cell {cell['grade_id']} has no check in the grader's registry: its "
+                                      f"{max_score:g} point(s) are withheld (add the check, or make the cell "
+                                      f"manually graded)"})
+        elif verdict is not None and not cell["manual"]:
             verified = max_score if verdict["passed"] else 0.0
             row.update(score=verified, verified_score=verified, passed=verdict["passed"],
                        message=None if verdict["passed"] else verdict["message"],
                        misconception=verdict["misconception"], task=verdict["task"] or row["task"])
-            if _disagree(cell, verdict):
+            if _disagree(cell, verdict) and not verdict.get("withheld"):
                 flags.append({
                     "kind": "possible tampering", "grade_id": cell["grade_id"], "line": None, "cell": None,
                     "evidence": f"nbgrader scored {nb_score or 0:g}/{max_score:g} in the student's kernel, "
@@ -116,7 +125,7 @@ def load_verifier():
 
 def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: list[dict] | None = None
            ) -> tuple[dict | None, list[dict]]:
-    """Run verification on a submission: ``(verdicts, flags)``, or ``(None, [])`` when unavailable.
+    """Run verification on a submission: ``(verdicts, flags)``; ``(None, [])`` when it has no checks.
 
     ``verify_submission`` raising KeyError means the assignment has no registered checks.
 
@@ -125,9 +134,19 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
     verified again, same seed, with the real matplotlib, so that a difference is never the
     stand-in's doing: only the second verification counts.
 
-    A crash of the verifier itself is recorded as a flag and leaves nbgrader's scores in place
-    (verdicts None), rather than failing the submission.
+    Fails closed: when verification itself goes wrong (the static scan, the runner, decoding an
+    answer: anything but the sandbox failing to start), every auto-graded cell gets a failed
+    verdict and the submission a ``"verification failed"`` flag that says why and what to do;
+    nbgrader's in-kernel scores, which the student's code may have decided, are never kept.
+
+    Raises
+    ------
+    SandboxError
+        When the sandbox cannot start (a fault of the grading host, not of the submission): the
+        job fails, nothing is recorded, and the next run grades the submission again.
     """
+    from autograder.sandbox import SandboxError
+
     verifier = load_verifier()
     if verifier is None:
         return None, []
@@ -141,6 +160,21 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
         return verdicts, flags
     except KeyError:
         return None, []  # an assignment with no registered checks: nothing to verify
-    except Exception as exc:  # the verifier's own bug must not lose the student's grade
-        return None, [{"kind": "verification error", "grade_id": None, "line": None, "cell": None,
-                       "evidence": f"{type(exc).__name__}: {exc}"}]
+    except SandboxError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever went wrong, the points are withheld, not guessed
+        return failed_verdicts(cells or [], f"{type(exc).__name__}: {exc}")
+
+
+def failed_verdicts(cells: list[dict], why: str) -> tuple[dict[str, dict], list[dict]]:
+    """Fail-closed verdicts for every auto-graded cell, and the flag that tells the instructor why."""
+    why = why.strip()[:500] or "no reason given"
+    message = ("this answer could not be verified, so its points are withheld until the instructor "
+               "regrades it")
+    verdicts = {c["grade_id"]: {"passed": False, "message": message, "misconception": "grader.verification_failed",
+                                "task": None, "withheld": True} for c in cells if not c["manual"]}
+    flag = {"kind": "verification failed", "grade_id": None, "line": None, "cell": None,
+            "evidence": f"verification failed: {why} — the auto-graded points of this submission are withheld; "
+                        f"fix the cause (or report it as a grader bug) and regrade with "
+                        f"`autograder grade --force`"}
+    return verdicts, [flag]

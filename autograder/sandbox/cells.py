@@ -16,12 +16,27 @@ Rules (documented in the README):
 """
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
 
 RUN_BODY_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 _MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$")
+
+
+def parse_python(source: str):
+    """``ast.parse`` of ``source``, retried past CPython 3.11's spurious "AST constructor recursion depth
+    mismatch" (python/cpython#106905: a failed AST construction, in any thread of the process,
+    can leave module-global state that fails the next parse with SystemError). Other errors
+    propagate; a mismatch that persists propagates too (verification then fails closed).
+    """
+    for attempt in range(3):
+        try:
+            return ast.parse(source)
+        except SystemError as exc:
+            if "recursion depth mismatch" not in str(exc) or attempt == 2:
+                raise
 
 
 class NotANotebook(ValueError):

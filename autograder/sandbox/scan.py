@@ -1,7 +1,8 @@
 """Static scan of a submission: flag, with cell and line, what a plain answer never needs.
 
-The scan parses every code cell with :mod:`ast` (IPython ``%``/``!`` lines blanked, so line numbers
-stay those of the cell) and reports what a course answer has no reason to contain: IPython hooks,
+The scan parses every code cell with :mod:`ast` after the one IPython rule of ``cells.py``
+(``%``/``!`` lines become ``pass``, so line numbers stay those of the cell and indented magics
+still parse), walks it without recursion, and reports what a course answer has no reason to contain: IPython hooks,
 patches of numpy or of the grader's modules, ``sys.modules``/``builtins`` edits, process killers,
 low-level or introspective modules, objects that can fake a comparison, reading notebooks or the
 course directory, dynamic imports and importing the reference version of a graded name.
@@ -17,7 +18,7 @@ import ast
 import re
 from typing import Iterable, Sequence
 
-from .cells import Cell
+from .cells import Cell, neutralise_ipython, parse_python
 
 IPYTHON_ATTRS = {
     "input_transformers_post", "input_transformers_cleanup", "input_splitter", "ast_transformers",
@@ -38,6 +39,8 @@ SUSPECT_MODULES = {
     "ipykernel": "the IPython kernel", "nbgrader": "the grader", "nbformat": "reads notebooks",
     "nbclient": "runs notebooks", "jupyter_client": "talks to kernels", "sqlite3": "reads databases",
     "sqlalchemy": "reads databases", "threading": "background threads", "atexit": "exit hooks",
+    "_tracemalloc": "the memory measurement of the checks",
+    "resource": "resource limits", "_thread": "background threads", "posix": "low-level system calls",
     "sys": None, "os": None,  # common enough: only specific attributes are flagged
 }
 OS_CALLS = {"_exit": "ends the process", "kill": "sends signals", "killpg": "sends signals",
@@ -52,7 +55,9 @@ SYS_ATTRS = {"modules": "the table of imported modules", "meta_path": "the impor
              "path_hooks": "the import machinery", "settrace": "tracing hooks", "setprofile": "tracing hooks",
              "_getframe": "the caller's frames", "excepthook": "the traceback hook", "exit": "ends the process",
              "displayhook": "output hook",
-             "addaudithook": "audit hooks", "setrecursionlimit": None}
+             "addaudithook": "audit hooks", "path": "the import search path", "setrecursionlimit": None}
+#: tracemalloc calls that change what the memory checks measure (see checks/core.call_student).
+MEASUREMENT_CALLS = {"stop", "start", "reset_peak", "clear_traces"}
 DUNDER_ATTRS = {"__globals__", "__code__", "__closure__", "__builtins__", "__subclasses__", "__bases__", "__mro__",
                 "__dict__", "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame", "cr_frame",
                 "__loader__", "__spec__"}
@@ -85,22 +90,82 @@ def _dotted(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
-class _Scanner(ast.NodeVisitor):
+def _value_chain_names(node: ast.AST) -> list[ast.Name]:
+    """The names an attribute/subscript target is reached through (``[np][0].x`` -> ``np``), slices excluded."""
+    found, todo = [], [node]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name):
+            found.append(node)
+        elif isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+            todo.append(node.value)
+        elif isinstance(node, ast.Call):
+            todo.append(node.func)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            todo.extend(node.elts)
+        elif isinstance(node, ast.Dict):
+            todo.extend(v for v in node.values if v is not None)
+        elif isinstance(node, (ast.BoolOp,)):
+            todo.extend(node.values)
+        elif isinstance(node, ast.IfExp):
+            todo.extend([node.body, node.orelse])
+        elif isinstance(node, ast.NamedExpr):
+            todo.append(node.value)
+    return found
+
+
+class _Scanner:
     def __init__(self, aliases: dict[str, str], graded: set[str], assignment: str, lines: list[str]):
         self.aliases = aliases  # name bound in the notebook -> module it refers to ("np" -> "numpy")
         self.graded = graded
         self.assignment = assignment
         self.lines = lines
         self.found: list[tuple[int, str, str]] = []  # (line, rule, message)
+        self.graded_defs: list[ast.FunctionDef] = []
+
+    def scan(self, tree: ast.AST) -> None:
+        """Visit every node in source order, without recursion (a deep expression cannot crash it)."""
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            method = getattr(self, "visit_" + type(node).__name__, None)
+            if method is not None:
+                method(node)
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
     # -- helpers
     def flag(self, node: ast.AST, rule: str, message: str) -> None:
         self.found.append((getattr(node, "lineno", 1), rule, message))
 
     def module_of(self, node: ast.AST) -> str | None:
-        """The module an expression's root name refers to, as far as the notebook's imports tell."""
+        """The module an expression is reached from, as far as the notebook's imports and aliases tell.
+
+        Follows the value chain through attributes, subscripts, calls and literal containers, so
+        ``m.x`` after ``m = np`` and ``[np][0].x`` both reach numpy.
+        """
         root = _root_name(node)
-        return self.aliases.get(root) if root else None
+        if root in self.aliases:
+            return self.aliases[root]
+        for name in _value_chain_names(node):
+            if name.id in self.aliases:
+                return self.aliases[name.id]
+        return None
+
+    def _track_alias(self, node: ast.Assign) -> None:
+        """``m = np`` / ``lin = np.linalg`` / ``a, b = np, sys``: the new names refer to the module too."""
+        pairs = []
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                pairs.append((target, node.value))
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)):
+                pairs += list(zip(target.elts, node.value.elts))
+        for target, value in pairs:
+            if not isinstance(target, ast.Name):
+                continue
+            module = self.module_of(value) if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript,
+                                                                  ast.List, ast.Tuple)) else None
+            if module:
+                self.aliases[target.id] = module
 
     # -- imports
     def visit_Import(self, node: ast.Import) -> None:
@@ -159,20 +224,17 @@ class _Scanner(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._check_target(target, "assigns")
-        self.generic_visit(node)
+        self._track_alias(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._check_target(node.target, "changes")
-        self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._check_target(node.target, "assigns")
-        self.generic_visit(node)
 
     def visit_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
             self._check_target(target, "deletes")
-        self.generic_visit(node)
 
     # -- names, attributes, calls
     def visit_Name(self, node: ast.Name) -> None:
@@ -195,7 +257,6 @@ class _Scanner(ast.NodeVisitor):
         elif module and module.split(".")[0] == "attention_ref" and node.attr in self.graded:
             self.flag(node, "reference-import",
                       f"uses `{_dotted(node)}`, the reference version of a name {self.assignment} grades")
-        self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -211,7 +272,41 @@ class _Scanner(ast.NodeVisitor):
             self.flag(node, "module-patch", f"reads `vars({_dotted(node.args[0])})`, a module's namespace")
         elif isinstance(func, ast.Attribute) and func.attr == "import_module":
             self.flag(node, "dynamic-code", f"calls `{_dotted(func)}` (a dynamic import)")
-        self.generic_visit(node)
+        elif name in ("getattr", "hasattr") and len(node.args) >= 2:
+            attr = node.args[1]
+            if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)) or attr.value.startswith("__"):
+                self.flag(node, "introspection", f"calls `{name}` with a computed or special attribute name "
+                                                 f"(reaches names the code does not spell out)")
+        if isinstance(func, ast.Attribute) and name is None and isinstance(func.value, ast.Call) \
+                and isinstance(func.value.func, ast.Name) and func.value.func.id in ("globals", "locals", "vars"):
+            self.flag(node, "introspection", f"calls `{_dotted(func)}` (edits a namespace through reflection)")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.name in self.graded:
+            self.graded_defs.append(node)  # checked by finish(), once every import of the cell is known
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def finish(self) -> None:
+        """A graded function that switches the memory measurement off or resets its peak."""
+        for node in self.graded_defs:
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Attribute):
+                    target = f"{self.module_of(inner.value) or ''}.{inner.attr}"
+                elif isinstance(inner, ast.Name):
+                    target = self.aliases.get(inner.id, "")
+                else:
+                    continue
+                module, _, attr = target.rpartition(".")
+                if module.split(".")[0] == "tracemalloc" and attr in MEASUREMENT_CALLS:
+                    self.flag(inner, "measurement-tamper", f"`{node.name}` uses `{target}`: it would change "
+                                                           f"the memory measurement of its own check")
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id in ("globals", "locals", "vars"):
+            self.flag(node, "introspection", f"indexes `{value.func.id}()` (reaches names through reflection)")
 
     # -- objects that can fake a comparison (nbgrader issue 1379)
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -229,7 +324,6 @@ class _Scanner(ast.NodeVisitor):
                                                       for t in item.targets):
                 self.flag(item, "fake-result", f"class `{node.name}` sets a comparison method: an object that can "
                                                f"fake a comparison (nbgrader issue 1379)")
-        self.generic_visit(node)
 
     # -- paths to notebooks or the course directory
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -238,25 +332,26 @@ class _Scanner(ast.NodeVisitor):
                                             f"course directory)")
 
 
-def _blank_magics(source: str) -> str:
-    out = []
-    for line in source.split("\n"):
-        out.append("" if line.lstrip().startswith(("%", "!")) else line)
-    return "\n".join(out)
-
-
 def scan_cells(cells: Sequence[Cell], graded: Iterable[str] = (), assignment: str = "this notebook") -> list[dict]:
     """Flags of every code cell, in notebook order (imports carry over from cell to cell)."""
     aliases = {"np": "numpy", "numpy": "numpy"}
     graded = set(graded)
     flags = []
     for cell in cells:
-        try:
-            tree = ast.parse(_blank_magics(cell.source))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue  # a cell that does not parse cannot hide anything: it does not run either
+        python = cell.python if cell.python is not None else neutralise_ipython(cell.source)
+        if python is None:
+            continue  # a cell magic verification does not run (%%bash, %%writefile, ...)
         scanner = _Scanner(aliases, graded, assignment, cell.source.split("\n"))
-        scanner.visit(tree)
+        try:
+            tree = parse_python(python)
+        except SyntaxError:
+            continue  # an ordinary mistake: the cell does not run in verification either
+        except (ValueError, RecursionError, MemoryError) as exc:
+            scanner.flag(ast.Pass(lineno=1), "unscannable", f"the cell could not be parsed for the scan "
+                                                            f"({type(exc).__name__}: nested too deeply or too large)")
+        else:
+            scanner.scan(tree)
+            scanner.finish()
         seen = set()
         for line, rule, message in scanner.found:
             if (line, rule, message) in seen:

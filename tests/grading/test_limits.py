@@ -19,7 +19,10 @@ pytestmark = pytest.mark.slow
 def _fake_verifier(assignment_id, notebook_bytes, seed, limits):
     # "Verification" that fails the hidden test of everybody: a stand-in for a tampered kernel.
     assert assignment_id == ASSIGNMENT and isinstance(seed, int) and limits["memory_mb"] > 0
-    return {"verdicts": [{"grade_id": "square_hidden", "passed": False, "message": "wrong outside the kernel",
+    # Every auto-graded cell needs a verdict: one without is withheld (fail closed).
+    return {"verdicts": [{"grade_id": "square_two", "passed": True, "message": None, "misconception": None,
+                          "task": "square"},
+                         {"grade_id": "square_hidden", "passed": False, "message": "wrong outside the kernel",
                           "misconception": "square.doubles", "task": "square"}], "flags": []}
 
 

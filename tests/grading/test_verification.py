@@ -40,10 +40,24 @@ def test_verified_score_wins_and_disagreement_is_flagged():
 
 def test_verified_pass_where_nbgrader_failed_is_flagged_too():
     verdicts, _ = normalise({"verdicts": {"softmax_axis": {"grade_id": "softmax_axis", "passed": True,
+                                                           "message": None, "misconception": None},
+                                          "softmax_rows": {"grade_id": "softmax_rows", "passed": True,
                                                            "message": None, "misconception": None}}})
     rows, flags = merge(CELLS, verdicts)
     assert rows[1]["score"] == 1.0 and rows[1]["message"] is None
-    assert [f["grade_id"] for f in flags] == ["softmax_axis"]
+    assert [(f["grade_id"], f["kind"]) for f in flags] == [("softmax_axis", "possible tampering")]
+
+
+def test_an_auto_graded_cell_without_a_verdict_is_withheld():
+    """Fail closed: verification ran but said nothing about a cell, so nbgrader's full marks are not kept."""
+    verdicts, _ = normalise({"verdicts": {"softmax_axis": {"grade_id": "softmax_axis", "passed": True,
+                                                           "message": None, "misconception": None}}})
+    rows, flags = merge(CELLS, verdicts)
+    assert (rows[0]["nbgrader_score"], rows[0]["score"], rows[0]["verified_score"]) == (2.0, 0.0, 0.0)
+    assert rows[2]["score"] == 0.0 and rows[2]["verified_score"] is None  # manual: for the human grader
+    assert [(f["grade_id"], f["kind"]) for f in flags] == [("softmax_rows", "verification failed"),
+                                                          ("softmax_axis", "possible tampering")]
+    assert "withheld" in flags[0]["evidence"]
 
 
 def test_object_with_attributes_is_accepted():
@@ -53,5 +67,5 @@ def test_object_with_attributes_is_accepted():
 
     verdicts, flags = normalise(Result())
     assert verdicts["softmax_rows"]["passed"] is True and flags == []
-    rows, flags = merge(CELLS, verdicts)
+    rows, flags = merge(CELLS[:1], verdicts)
     assert rows[0]["score"] == 2.0 and flags == []

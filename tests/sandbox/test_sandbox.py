@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,15 @@ from .conftest import ANSWERS, ASSIGNMENT, ROOT, SEED, WRONG_SOFTMAX, released, 
 
 KINDS = ["subprocess"] + (["bubblewrap"] if launch._detect() == "bubblewrap" else [])
 LIMITS = Limits(cpu_seconds=10, memory_mb=768, wall_seconds=60, cell_seconds=10)
+#: Where the grader is root and uid nobody cannot read the interpreter (a pyenv or venv under a
+#: 0700 home, as on our machines), the subprocess fallback refuses student code; the tests below
+#: then exercise it with ``trusted=True`` (the demo's mode) and assert the refusal separately.
+FALLBACK_REFUSED = os.geteuid() == 0 and not launch._drop_to_nobody_possible()
+
+
+def limits_for(kind: str, limits: Limits = LIMITS) -> Limits:
+    """``limits``, trusted where the subprocess fallback would otherwise refuse to run as root."""
+    return replace(limits, trusted=True) if kind == "subprocess" and FALLBACK_REFUSED else limits
 
 PROBE = f"""
 import os, socket, resource, sys
@@ -64,9 +74,8 @@ PROBES = ["COURSE_FILE", "SOLUTION", "REFERENCE_SOURCE", "SEED_VISIBLE", "ENV_KE
 
 def probe(kind: str, source: str, names: list[str], *, assignment=ASSIGNMENT, given=(), graded=(), limits=LIMITS):
     calls = [(i, Call(name, value_only=True), name) for i, name in enumerate(names)]
-    ref_dir = str(ROOT / "attention_ref") if given else None
     session = launch.run_session([(0, source)], calls, given=given, graded=graded, assignment=assignment,
-                                 limits=limits, ref_dir=ref_dir, kind=kind)
+                                 limits=limits_for(kind, limits), kind=kind)
     return {name: session.outcomes[i] for i, name in enumerate(names)}, session
 
 
@@ -101,15 +110,19 @@ def test_restricted_reference_gives_building_blocks_only():
               "try:\n    from attention_ref import scale_scores\n    MSG = 'imported'\nexcept ImportError as e:\n"
               "    MSG = str(e)\ntry:\n    from attention_ref import blockwise_attention\n    OTHER = 'imported'\n"
               "except ImportError as e:\n    OTHER = str(e)\nimport attention_ref\nALL = tuple(sorted(attention_ref.__all__))\n"
-              "try:\n    import attention_ref.scores\n    SUB = 'imported'\nexcept ImportError as e:\n    SUB = type(e).__name__\n")
-    outcomes, session = probe(launch.sandbox_kind(), "import numpy as np\n" + source, ["W", "MSG", "OTHER", "ALL", "SUB"],
+              "import attention_ref.scores\nSUB = tuple(sorted(set(vars(attention_ref.scores)) & set(GRADED)))\n"
+              "GLOBALS = tuple(sorted(set(softmax.__globals__) & set(GRADED)))\n")
+    source = f"GRADED = {nb02_scaling.TASKS!r}\n" + source
+    outcomes, session = probe(launch.sandbox_kind(), "import numpy as np\n" + source,
+                              ["W", "MSG", "OTHER", "ALL", "SUB", "GLOBALS"],
                               assignment="02_scaling", given=nb02_scaling.GIVEN, graded=nb02_scaling.TASKS)
     assert session.cell_errors == {}
     np.testing.assert_allclose(outcomes["W"].value, [[0.66524096, 0.24472847, 0.09003057]], rtol=1e-6)
     assert "the reference version of `scale_scores` cannot be used in 02_scaling" in outcomes["MSG"].value
     assert "not one of the building blocks 02_scaling gives" in outcomes["OTHER"].value
     assert outcomes["ALL"].value == tuple(sorted(nb02_scaling.GIVEN))
-    assert outcomes["SUB"].value == "ModuleNotFoundError"
+    # The generated package's modules and the given functions' globals hold no graded name.
+    assert outcomes["SUB"].value == () and outcomes["GLOBALS"].value == ()
 
 
 @pytest.mark.parametrize("case", ["allclose", "loop", "exit"])
@@ -120,7 +133,8 @@ def test_subprocess_fallback_catalogue_subset(case, monkeypatch):
                "loop": "def softmax(x, axis=-1):\n    while True:\n        pass",
                "exit": "import os\nos._exit(0)\n" + WRONG_SOFTMAX}[case]
     nb = submissions.fill(released(fixture_source_notebook()), {**ANSWERS, "softmax": softmax})
-    result = verify_submission(ASSIGNMENT, to_bytes(nb), SEED, Limits(cpu_seconds=10, memory_mb=768, cell_seconds=2))
+    result = verify_submission(ASSIGNMENT, to_bytes(nb), SEED,
+                               limits_for("subprocess", Limits(cpu_seconds=10, memory_mb=768, cell_seconds=2)))
     assert result.sandbox == "subprocess"
     assert tasks_passed(result) == {"dot_product": True, "attention_scores": True, "softmax": False,
                                     "weighted_average": True}
@@ -318,3 +332,11 @@ def test_sandbox_kind_can_be_forced(monkeypatch):
     monkeypatch.delenv("AUTOGRADER_SANDBOX")
     assert sandbox_kind() == launch._detect()
     assert Path(launch.RUNNER).exists() and os.access(launch.CORE, os.R_OK)
+
+
+@pytest.mark.skipif(not FALLBACK_REFUSED, reason="here the subprocess fallback can drop to uid nobody")
+def test_subprocess_fallback_never_runs_student_code_as_root(monkeypatch):
+    """Issue 10 (4): where nobody cannot read the interpreter, the fallback refuses instead of running as root."""
+    monkeypatch.setenv("AUTOGRADER_SANDBOX", "subprocess")
+    with pytest.raises(launch.SandboxError, match="as root"):
+        verify_submission(ASSIGNMENT, to_bytes(released(fixture_source_notebook())), SEED, LIMITS)
