@@ -1,7 +1,7 @@
 """Set up a virtual environment and run the course's main jobs.
 
     python3 dev.py demo   # set up, then grade a bundled synthetic class and print the report
-    python3 dev.py test   # set up, then run the whole test suite
+    python3 dev.py test   # set up, then lint (ruff) and run the whole test suite
 
 Needs only Python >= 3.11 and pip. The environment lives in ``.venv`` and is
 reused when ``pyproject.toml`` has not changed since it was built.
@@ -64,6 +64,11 @@ def main(argv: list[str]) -> int:
         return 0
     if job == "demo":
         return run(str(BIN / "autograder"), "demo", *rest)
+    # The linter first (about a second): an undefined or unused name fails the suite like a test.
+    lint = run(str(BIN / "ruff"), "check", "--quiet", ".")
+    if lint != 0:
+        print("ruff check found the problems above", file=sys.stderr)
+        return lint
     return run(str(BIN / "python"), "-m", "pytest", *rest)
 
 

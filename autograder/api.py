@@ -33,7 +33,6 @@ def generate(course_dir: str | Path = ".", assignments: list[str] | None = None)
     from nbgrader.converters import GenerateAssignment
     from nbgrader.coursedir import CourseDirectory
 
-    from .grading import gradebook  # noqa: F401  (puts the venv's alembic on PATH)
     from .grading.nbconfig import nbgrader_config
 
     course_dir = Path(course_dir).resolve()

@@ -8,7 +8,6 @@ recorded while the YAML was parsed.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -43,7 +42,10 @@ class Assignment(_Model):
 
 
 class SandboxLimits(_Model):
-    """Resource limits of the verification sandbox (issue 5)."""
+    """Limits of the sandboxes student code runs in: the nbgrader kernel's and verification's.
+
+    The one definition: ``autograder.sandbox.launch.Limits`` is this model.
+    """
 
     cpu_seconds: float = Field(20.0, gt=0)
     memory_mb: int = Field(1024, gt=0)
@@ -58,6 +60,15 @@ class SandboxLimits(_Model):
         "stand-in", description="stand-in: plots are not drawn during verification (a run that needs the real "
                                 "matplotlib is redone with it); real: always import it (about 0.8 s more)")
 
+    @classmethod
+    def coerce(cls, value: "SandboxLimits | dict | None") -> "SandboxLimits":
+        """The limits from None (defaults), an instance, or a mapping (validated: unknown keys are errors)."""
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        return cls.model_validate(dict(value))
+
 
 class Grading(_Model):
     """Grading settings shared by stock nbgrader and ``autograder grade``."""
@@ -65,7 +76,6 @@ class Grading(_Model):
     cell_timeout: int = Field(30, gt=0, description="seconds per cell (nbgrader's Execute.timeout)")
     submission_timeout: float = Field(300.0, gt=0, description="wall-clock seconds per submission")
     workers: int | None = Field(None, gt=0, description="default: one per core")
-    tolerances: dict[str, float] = Field(default_factory=dict, description="check-name overrides")
     db_url: str = "sqlite:///gradebook.db"
     kernel_start: Literal["fork", "spawn"] = Field(
         "fork", description="fork: kernels forked from a warm process per worker; spawn: as stock nbgrader")
@@ -196,16 +206,12 @@ def points_in_notebooks(course_dir: str | Path = ".", source_directory: str = "s
     dict
         ``{assignment_id: points}`` for every assignment folder that holds notebooks.
     """
+    from .notebook import model
+
     totals: dict[str, float] = {}
     root = Path(course_dir) / source_directory
     for nb_path in sorted(root.glob("*/*.ipynb")):
-        nb = json.loads(nb_path.read_text(encoding="utf-8"))
-        pts = 0.0
-        for cell in nb.get("cells", []):
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if meta.get("grade") or meta.get("task"):
-                pts += float(meta.get("points", 0) or 0)
-        totals[nb_path.parent.name] = totals.get(nb_path.parent.name, 0.0) + pts
+        totals[nb_path.parent.name] = totals.get(nb_path.parent.name, 0.0) + model.read(nb_path).points
     return totals
 
 

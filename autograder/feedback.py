@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .report import DEFAULT_RESULTS, NOT_ATTEMPTED, _course_info, _fmt, _registry, cell_task, load_results, misconception_title
+if TYPE_CHECKING:
+    import markupsafe
+
+from .notebook import model
+from .checks import NOT_ATTEMPTED
+from .report import DEFAULT_RESULTS, _course_info, _registry, cell_task, load_results, misconception_title
+from .text import points as points_text
 
 DEFAULT_OUT = Path("feedback")
 
@@ -41,10 +47,6 @@ def scrub(text: str | None) -> str | None:
     return "\n".join(lines).strip() or None
 
 
-def _nbgrader(cell) -> dict:
-    return (cell.get("metadata") or {}).get("nbgrader") or {}
-
-
 def answer_cells(nb) -> list[dict]:
     """The student's own answer cells of a notebook: ``[{grade_id, kind, source}]``.
 
@@ -52,38 +54,31 @@ def answer_cells(nb) -> list[dict]:
     never a locked or test cell; a cell whose source carries a hidden-test or solution marker
     is left out too (it would be the instructor's text, not the student's).
     """
-    cells = []
-    for cell in nb.get("cells", []):
-        meta = _nbgrader(cell)
-        if not meta.get("solution") or meta.get("locked") or (meta.get("grade") and cell.get("cell_type") == "code"):
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        if FORBIDDEN.search(source):
-            continue
-        cells.append({"grade_id": meta.get("grade_id", ""), "kind": cell.get("cell_type"), "source": source})
-    return cells
+    return [{"grade_id": cell.grade_id or "", "kind": cell.cell_type, "source": cell.source}
+            for cell in model.as_notebook(nb).cells
+            if cell.is_solution and not cell.locked and not (cell.meta.get("grade") and cell.cell_type == "code")
+            and not FORBIDDEN.search(cell.source)]
 
 
 def _read_notebook(path: Path):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return model.read(path)
+    except model.NotANotebook:
         return None
 
 
 def find_notebook(sub: dict, roots: list[Path]) -> dict | None:
-    """The student's notebook (autograded, else submitted) as JSON, or None."""
+    """The student's notebook (autograded, else submitted) as a model Notebook, or None."""
     rel = Path(sub["student_id"]) / sub["assignment_id"] / f"{sub.get('notebook_id') or sub['assignment_id']}.ipynb"
     for root in roots:
         if root and (root / rel).is_file():
             nb = _read_notebook(root / rel)
-            if isinstance(nb, dict):
+            if nb is not None:
                 return nb
     return None
 
 
-def page_data(sub: dict, notebook: dict | None = None, title: str | None = None) -> dict:
+def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
     """What one feedback page shows (plain data; :func:`render_feedback` renders it)."""
     checks, registry_tasks, titles = _registry()
     order = registry_tasks.get(sub.get("assignment_id"), [])
@@ -142,7 +137,7 @@ def _env():
     import jinja2
     env = jinja2.Environment(loader=jinja2.PackageLoader("autograder", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
-    env.filters["num"] = _fmt
+    env.filters["num"] = points_text
     env.filters["md"] = inline_markdown
     return env
 

@@ -13,11 +13,7 @@ import io
 
 from .checks import checks_for_assignment
 from .checks.core import Verdict, evaluate, hidden_seed, quiet, run_calls
-
-
-def is_test_cell(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
+from .notebook.model import as_notebook
 
 
 def _headless_plots() -> None:
@@ -36,19 +32,20 @@ def _headless_plots() -> None:
 def execute_answers(nb) -> tuple[dict, list[str]]:
     """Run the non-test code cells of ``nb``; returns the namespace and the errors of failing cells.
 
-    A cell that raises (a stub's NotImplementedError) is recorded and skipped,
-    as "Run All" with errors allowed would.
+    ``nb`` is anything :func:`autograder.notebook.model.as_notebook` reads (an nbformat node, a
+    Notebook, bytes). A cell that raises (a stub's NotImplementedError) is recorded and skipped,
+    as "Run All" with errors allowed would. IPython syntax follows the model's one rule.
     """
     _headless_plots()
     namespace: dict = {"__name__": "__main__"}
     errors = []
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code" or is_test_cell(cell):
+    for cell in as_notebook(nb).code_cells:
+        if cell.python is None:
             continue
-        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        index = cell.index
         try:
             with quiet(), contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(source, f"<cell {index}>", "exec"), namespace)
+                exec(compile(cell.python, f"<cell {index}>", "exec"), namespace)
         except BaseException as exc:  # noqa: BLE001 - a student's cell may raise anything, SystemExit included
             errors.append(f"cell {index}: {type(exc).__name__}: {exc}")
     return namespace, errors

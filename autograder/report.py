@@ -25,9 +25,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: Misconception ids that say "not attempted" rather than "misunderstood"; the report counts
-#: them per task ("not attempted") instead of ranking them with the real misconceptions.
-NOT_ATTEMPTED = ("not_implemented", "not_defined")
+from .checks import NOT_ATTEMPTED
+from .text import points as points_text
 
 DEFAULT_RESULTS = Path("reports") / "results.json"
 DEFAULT_HTML = Path("reports") / "report.html"
@@ -259,12 +258,6 @@ def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[st
 
 
 # ---------------------------------------------------------------- text
-def _fmt(x) -> str:
-    if x is None:
-        return "-"
-    return f"{x:g}" if float(x).is_integer() else f"{x:.1f}"
-
-
 def _bar(count: int, biggest: int, width: int = 30) -> str:
     if not count:
         return ""
@@ -334,15 +327,15 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flag
         st = s.stats()
         counts = [c for _, _, c in histogram(s.scores, s.max_score)]
         spark = "".join(" ▁▂▃▄▅▆▇█"[0 if not c else 1 + round(7 * c / max(counts))] for c in counts)
-        out.append(f"  {(s.assignment + (' *' if s.bonus else '')).ljust(aw)}  {s.submitted:>5}  {_fmt(st['mean']):>4}  "
-                   f"{_fmt(st['median']):>6}  {_fmt(st['min']):>3}  {_fmt(st['max']):>3}  {_fmt(s.max_score):>3}  |{spark}|")
+        out.append(f"  {(s.assignment + (' *' if s.bonus else '')).ljust(aw)}  {s.submitted:>5}  {points_text(st['mean']):>4}  "
+                   f"{points_text(st['median']):>6}  {points_text(st['min']):>3}  {points_text(st['max']):>3}  {points_text(s.max_score):>3}  |{spark}|")
     if any(s.bonus for s in summary.scores):
         out.append("  * bonus: not part of the total")
     out.append("")
     totals = list(summary.totals.values())
     if totals:
-        out.append(f"Total per student (of {_fmt(summary.total_max)}): mean {_fmt(statistics.fmean(totals))}, "
-                   f"median {_fmt(statistics.median(totals))}")
+        out.append(f"Total per student (of {points_text(summary.total_max)}): mean {points_text(statistics.fmean(totals))}, "
+                   f"median {points_text(statistics.median(totals))}")
         hist = histogram(totals, summary.total_max)
         biggest = max(c for _, _, c in hist)
         for i, (lo, hi, c) in enumerate(hist):
@@ -462,7 +455,7 @@ def plot_scores(summary: ClassSummary) -> str | None:
                color="#55A868" if name == "total" else "#4C72B0")
         ax.set_title(name, fontsize=9)
         ax.set_xlim(0, maximum or 1)
-        ax.set_xlabel(f"score (of {_fmt(maximum)})", fontsize=8)
+        ax.set_xlabel(f"score (of {points_text(maximum)})", fontsize=8)
         if i % cols == 0:
             ax.set_ylabel("students", fontsize=8)
         ax.tick_params(labelsize=7)
@@ -477,7 +470,7 @@ def render_html(summary: ClassSummary, top: int = 15, plots: bool = True) -> str
     import jinja2
     env = jinja2.Environment(loader=jinja2.PackageLoader("autograder", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
-    env.filters["num"] = _fmt
+    env.filters["num"] = points_text
     template = env.get_template("report.html.j2")
     figs = {}
     if plots:

@@ -27,9 +27,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checks import MISCONCEPTIONS, TASKS, checks_for_assignment
+from .checks import MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_assignment
 from .checks.core import HIDDEN_DEFAULT_SEED
-from .inprocess import is_test_cell
+from .notebook import model
+from .text import points as points_text
 
 DEFAULT_TIMEOUT = 60.0
 _GRADER_CALL = re.compile(r"""Grader\(\s*["']([A-Za-z0-9_\-]+)["']""")
@@ -40,53 +41,20 @@ class SelfCheckError(Exception):
     """The notebook cannot be checked (unreadable, unknown assignment); the message says why."""
 
 
-class Node(dict):
-    """A dict with attribute access, enough of ``nbformat.NotebookNode`` for the graders."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-def _node(obj):
-    if isinstance(obj, dict):
-        return Node({k: _node(v) for k, v in obj.items()})
-    if isinstance(obj, list):
-        return [_node(v) for v in obj]
-    return obj
-
-
-def load_notebook(path: str | Path) -> Node:
-    """Read a v4 notebook as JSON (sources joined into strings), without importing nbformat."""
+def load_notebook(path: str | Path) -> model.Notebook:
+    """Read a notebook (:func:`autograder.notebook.model.read`), as a :class:`SelfCheckError` when it cannot be."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SelfCheckError(f"{path} is not a readable notebook ({type(exc).__name__}: {exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise SelfCheckError(f"{path} is not a Jupyter notebook (nbformat 4): it has no list of cells")
-    cells = []
-    for cell in data["cells"]:
-        if not isinstance(cell, dict):
-            continue
-        cell = dict(cell)
-        source = cell.get("source", "")
-        cell["source"] = "".join(source) if isinstance(source, list) else str(source)
-        cell.setdefault("metadata", {})
-        cell.setdefault("cell_type", "code")
-        cells.append(cell)
-    data["cells"] = cells
-    return _node(data)
+        return model.read(path)
+    except model.NotANotebook as exc:
+        raise SelfCheckError(f"{path} is not a readable notebook: {exc}") from None
 
 
 def detect_assignment(nb, path: str | Path | None = None) -> str:
     """The assignment of a notebook: its given cell's ``Grader("...")``, else its file name."""
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "code":
-            match = _GRADER_CALL.search(cell.get("source", ""))
-            if match and match.group(1) in TASKS:
-                return match.group(1)
+    for cell in nb.code_cells:
+        match = _GRADER_CALL.search(cell.source)
+        if match and match.group(1) in TASKS:
+            return match.group(1)
     if path is not None:
         stem = Path(path).stem
         for assignment in sorted(TASKS, key=len, reverse=True):
@@ -104,15 +72,13 @@ def detect_assignment(nb, path: str | Path | None = None) -> str:
 def notebook_points(nb) -> tuple[dict[str, float], dict[str, float]]:
     """``(auto, manual)``: points of the notebook's auto-graded test cells and of its written answers."""
     auto, manual = {}, {}
-    for cell in nb.get("cells", []):
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        if not meta.get("grade") or "grade_id" not in meta:
+    for cell in nb.cells:
+        if not cell.meta.get("grade") or cell.grade_id is None:
             continue
-        points = float(meta.get("points") or 0)
-        if is_test_cell(cell) and cell.get("cell_type") == "code":
-            auto[meta["grade_id"]] = points
-        elif meta.get("solution"):
-            manual[meta["grade_id"]] = points
+        if cell.is_test and cell.cell_type == "code":
+            auto[cell.grade_id] = cell.points
+        elif cell.is_solution:
+            manual[cell.grade_id] = cell.points
     return auto, manual
 
 
@@ -145,7 +111,7 @@ class TaskResult:
 
     @property
     def not_started(self) -> bool:
-        return not self.ok and all(v["passed"] or v["misconception"] in ("not_implemented", "not_defined")
+        return not self.ok and all(v["passed"] or v["misconception"] in NOT_ATTEMPTED
                                    for v in self.verdicts)
 
 
@@ -170,8 +136,8 @@ class SelfCheckResult:
         return sum(t.points for t in known), sum(t.max_points for t in known)
 
 
-# The child reads the notebook as plain JSON: importing nbformat costs seconds here (its
-# jsonschema format checkers import rfc3987_syntax, which builds a grammar at import time).
+# The child reads the notebook with the project's own reader, not nbformat: importing nbformat
+# costs seconds where rfc3987_syntax is installed (its grammar is built at import time).
 _CHILD = """
 import json, sys
 from autograder.selfcheck import load_notebook
@@ -253,10 +219,6 @@ def _symbols(stream) -> tuple[str, str]:
         return "ok", "X"
 
 
-def _num(x) -> str:
-    return "-" if x is None else (f"{x:g}" if float(x).is_integer() else f"{x:.1f}")
-
-
 def _clip(text: str, width: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: max(1, width - 3)] + "..."
@@ -273,7 +235,7 @@ def render(result: SelfCheckResult, stream=None, width: int | None = None) -> st
     lines = [f"{Path(result.path).name}: assignment {result.assignment} (hidden checks, seed {result.seed})", ""]
     rows = []
     for t in result.tasks:
-        pts = f"{_num(t.points)}/{_num(t.max_points)}" if t.max_points is not None else "-"
+        pts = f"{points_text(t.points)}/{points_text(t.max_points)}" if t.max_points is not None else "-"
         if t.ok:
             status, msg = f"{ok} pass", ""
         elif t.not_started:
@@ -288,7 +250,7 @@ def render(result: SelfCheckResult, stream=None, width: int | None = None) -> st
             msg = first["message"] or first["title"]
         rows.append((t.task, f"{t.passed}/{len(t.verdicts)}", pts, status, msg))
     for gid, pts in result.manual.items():
-        rows.append((gid, "-", f"-/{_num(pts)}", "manual", "written answer, graded by your instructor"))
+        rows.append((gid, "-", f"-/{points_text(pts)}", "manual", "written answer, graded by your instructor"))
     tw = max([len(r[0]) for r in rows] + [4])
     pw = max([len(r[2]) for r in rows] + [6])
     head = f"{'task'.ljust(tw)}  checks  {'points'.rjust(pw)}  {'result'.ljust(6)}  message"
@@ -299,11 +261,11 @@ def render(result: SelfCheckResult, stream=None, width: int | None = None) -> st
     got, total = result.score
     n_ok = sum(t.ok for t in result.tasks)
     lines.append("-" * min(width, len(head) + 30))
-    score = f"{_num(got)}/{_num(total)} auto-graded points" if total is not None else "points unknown (no nbgrader metadata)"
+    score = f"{points_text(got)}/{points_text(total)} auto-graded points" if total is not None else "points unknown (no nbgrader metadata)"
     if total is not None and any(t.max_points is None for t in result.tasks):
         score += " (tasks without test cells in this notebook not counted)"
     lines.append(f"{n_ok} of {len(result.tasks)} tasks pass all their checks; {score}"
-                 + (f" (+ {_num(sum(result.manual.values()))} for written answers)" if result.manual else "") + ".")
+                 + (f" (+ {points_text(sum(result.manual.values()))} for written answers)" if result.manual else "") + ".")
     if result.error:
         lines += ["", f"{bad} {result.error}"]
     fixes = [t for t in result.tasks if not t.ok and not t.not_started]
@@ -316,7 +278,7 @@ def render(result: SelfCheckResult, stream=None, width: int | None = None) -> st
                     continue
                 lines.append(f"    {bad} {v['title']}: {v['message']}")
                 mid = v.get("misconception")
-                if mid and mid not in ("wrong_values", "not_implemented", "not_defined"):
+                if mid and mid != "wrong_values" and mid not in NOT_ATTEMPTED:
                     lines.append(f"      likely misconception: {MISCONCEPTIONS.get(mid, mid)}")
     return "\n".join(lines) + "\n"
 

@@ -34,6 +34,10 @@ GENERIC_MISCONCEPTIONS = {
     "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
 }
 
+#: Misconceptions that mean "not attempted yet" (a stub that raises, a constant never assigned):
+#: the visible checks, the summary, ``autograder check``, the report and feedback say "not started".
+NOT_ATTEMPTED = frozenset({"not_implemented", "not_defined"})
+
 CHECKS = {}
 TASKS = {}
 ASSIGNMENT_CHECKS = {}  # assignment -> its checks (a task such as scaled_dot_product_attention is graded in 02 and 03)

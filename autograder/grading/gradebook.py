@@ -7,8 +7,6 @@ gradebook from scratch). Results are written by :mod:`.record`.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -17,11 +15,6 @@ from nbgrader.api import Gradebook, MissingEntry
 from ..config import Course
 from .nbconfig import nbgrader_config
 
-# nbgrader creates a new gradebook by running the `alembic` script found on PATH: make sure the
-# one next to this interpreter is found even when the virtual environment is not activated.
-_bin = str(Path(sys.executable).parent)
-if _bin not in os.environ.get("PATH", "").split(os.pathsep):
-    os.environ["PATH"] = _bin + os.pathsep + os.environ.get("PATH", "")
 
 def has_assignment(gb: Gradebook, assignment_id: str, notebooks: list[str]) -> bool:
     """Whether generate_assignment has recorded ``assignment_id`` with all its notebooks."""

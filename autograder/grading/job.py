@@ -10,7 +10,6 @@ instructor. The coordinator copies the results into the real gradebook.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import shutil
@@ -25,6 +24,7 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from ..config import Course
+from ..notebook import model
 from . import engines, verification
 from .nbconfig import nbgrader_config
 
@@ -91,17 +91,14 @@ def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
         grade_ids of the assignment's graded cells (from the gradebook).
     """
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return f"not valid JSON: {exc}"
-    if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
-        return "not a Jupyter notebook (no list of cells)"
+        nb = model.loads(data)
+    except model.NotANotebook as exc:
+        return str(exc)
     try:
-        nbformat.validate(nbformat.reads(data.decode("utf-8"), as_version=4))
+        nbformat.validate(nbformat.reads(data.decode("utf-8-sig"), as_version=4))
     except Exception as exc:  # nbformat raises several exception types
         return f"not a valid notebook: {str(exc).splitlines()[0]}"
-    present = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in raw["cells"]
-               if isinstance(c, dict)}
+    present = {c.grade_id for c in nb.cells}
     if grade_ids and not grade_ids & present:
         return "nbgrader metadata stripped: none of the graded cells can be identified"
     return None
@@ -199,8 +196,8 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     verdicts, flags = None, []
     if result.status == "graded" and job.verify:
         t1 = time.perf_counter()
-        limits = dict(bundle.course.grading.sandbox.model_dump(), trusted=job.trusted)
-        verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits, result.cells)
+        limits = bundle.course.grading.sandbox.model_dump()
+        verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits, result.cells, job.trusted)
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
     result.cells, result.flags = verification.merge(result.cells, verdicts, flags)

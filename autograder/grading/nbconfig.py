@@ -6,6 +6,8 @@ never disagree about timeouts, stubs or late penalties.
 """
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from nbgrader.plugins import LateSubmissionPlugin
@@ -27,8 +29,20 @@ def absolute_db_url(db_url: str, course_dir: str | Path) -> str:
     return db_url
 
 
+def alembic_on_path() -> None:
+    """Make the ``alembic`` beside this interpreter findable.
+
+    nbgrader creates a new gradebook by running ``alembic`` as a subprocess from PATH, which
+    fails with FileNotFoundError when the virtual environment is not activated
+    (``.venv/bin/nbgrader ...``).
+    """
+    here = str(Path(sys.executable).parent)
+    if here not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([here, os.environ.get("PATH", "")])
+
+
 def nbgrader_config(course: Course, course_dir: str | Path, db_url: str | None = None) -> Config:
-    """Return the nbgrader config of a course.
+    """Return the nbgrader config of a course (and put nbgrader's ``alembic`` on PATH).
 
     Parameters
     ----------
@@ -43,6 +57,7 @@ def nbgrader_config(course: Course, course_dir: str | Path, db_url: str | None =
     -------
     traitlets.config.Config
     """
+    alembic_on_path()
     c = Config()
     c.CourseDirectory.root = str(Path(course_dir).resolve())
     c.CourseDirectory.course_id = course.course_id

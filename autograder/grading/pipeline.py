@@ -11,7 +11,7 @@ from pathlib import Path
 from ..config import Course, validate_course
 from . import gradebook as gbk
 from .job import AssignmentBundle, Job, JobResult
-from .nbconfig import absolute_db_url
+from .nbconfig import absolute_db_url, alembic_on_path
 from .record import record_batch
 from .reports import result_record, write_reports
 from .state import GradingState
@@ -156,6 +156,7 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     """
     t0 = time.perf_counter()
     kernel_sandbox = _require_sandbox(unsafe_no_sandbox, trusted_submissions)
+    alembic_on_path()  # nbgrader runs it to create a new gradebook
     course_dir = Path(course_dir).resolve()
     course = validate_course(course_dir)
     db_url = absolute_db_url(course.grading.db_url, course_dir)

@@ -123,8 +123,8 @@ def load_verifier():
     return getattr(module, "verify_submission", None)
 
 
-def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: list[dict] | None = None
-           ) -> tuple[dict | None, list[dict]]:
+def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: list[dict] | None = None,
+           trusted: bool = False) -> tuple[dict | None, list[dict]]:
     """Run verification on a submission: ``(verdicts, flags)``; ``(None, [])`` when it has no checks.
 
     ``verify_submission`` raising KeyError means the assignment has no registered checks.
@@ -151,12 +151,13 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
     if verifier is None:
         return None, []
     try:
-        result = verifier(assignment_id, notebook, seed, limits)
+        result = verifier(assignment_id, notebook, seed, limits, trusted=trusted)
         verdicts, flags = normalise(result)
         if _get(result, "matplotlib") == "stand-in" and any(
                 not cell["manual"] and cell["grade_id"] in verdicts and _disagree(cell, verdicts[cell["grade_id"]])
                 for cell in cells or []):
-            verdicts, flags = normalise(verifier(assignment_id, notebook, seed, dict(limits, matplotlib="real")))
+            verdicts, flags = normalise(verifier(assignment_id, notebook, seed, dict(limits, matplotlib="real"),
+                                                 trusted=trusted))
         return verdicts, flags
     except KeyError:
         return None, []  # an assignment with no registered checks: nothing to verify

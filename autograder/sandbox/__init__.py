@@ -2,13 +2,12 @@
 
 Entry points for the grading pipeline::
 
-    from autograder.sandbox import Limits, verify_submission, compare_with_nbgrader
+    from autograder.sandbox import Limits, verify_submission
     result = verify_submission("01_scores_softmax", notebook_bytes, seed, Limits(cpu_seconds=20))
     result.verdicts    # grade_id -> checks.core.Verdict, every check of the assignment
     result.flags       # static-scan flags (kind "static scan", rule, grade_id, cell, line, evidence)
     result.error       # why the submission could not be verified (every verdict failed), or None
     result.sandbox     # "bubblewrap" | "subprocess" | "none"
-    compare_with_nbgrader(result, {"softmax_rows_sum_to_one": (0.0, 2.0), ...})  # "possible tampering" flags
 
 How: the checks' calls are drawn here from the seed and written as plain data (JSON + .npz) into
 a fresh job directory; a fresh, sandboxed Python process (``runner.py``) runs the notebook's
@@ -16,10 +15,10 @@ non-test code cells and the calls and sends the answers back as plain data; they
 strictly and judged here with the checks' own judges. See ``launch.py`` for what the sandbox
 guarantees.
 """
-from .cells import NotANotebook, read_cells
+from ..notebook.model import NotANotebook, read_cells
 from .launch import Limits, SandboxError, sandbox_kind
 from .scan import scan_cells
-from .verify import VerificationResult, compare_with_nbgrader, verify_submission
+from .verify import VerificationResult, verify_submission
 
-__all__ = ["Limits", "NotANotebook", "SandboxError", "VerificationResult", "compare_with_nbgrader",
+__all__ = ["Limits", "NotANotebook", "SandboxError", "VerificationResult",
            "read_cells", "sandbox_kind", "scan_cells", "verify_submission"]

@@ -23,7 +23,7 @@ import inspect
 import types
 from pathlib import Path
 
-from .cells import parse_python
+from ..notebook.model import parse_python
 
 PACKAGE = "attention_ref"
 

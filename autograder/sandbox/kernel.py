@@ -11,11 +11,12 @@ gets the same walls as the verification runner (``launch.py``):
 * a file system of ``/usr``, the Python installation and virtual environment (read-only), the
   course's ``autograder`` and ``attention_ref`` packages (read-only, at ``/kit``), the
   notebook's directory and ``/etc/fonts`` (read-only), a size-limited scratch ``/tmp`` (home and
-  working files, matplotlib's font list copied in read-only) and
-  one private directory for the kernel's sockets and connection file; no course directory,
+  working files, matplotlib's font list copied in read-only), a 1 MiB tmpfs for its sockets and
+  its connection file (read-only); no course directory,
   gradebook, state log, solutions or other submissions;
-* ZeroMQ over Unix sockets (``transport = ipc``) in that private directory, since the sandbox has
-  no network (TCP on the grader's loopback would reach a Dask scheduler or a database);
+* ZeroMQ over Unix sockets (``transport = ipc``) on that tmpfs, which the grader reaches through
+  ``/proc/<pid>/root`` of the sandbox, since the sandbox has no network (TCP on the grader's
+  loopback would reach a Dask scheduler or a database) and no writable directory of the host;
 * an environment of a few fixed variables (never ``AUTOGRADER_SEED``: the in-kernel hidden tests
   use their fixed default, and only the verified scores, drawn from the run's seed outside the
   kernel, are recorded);
@@ -32,6 +33,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -42,6 +44,9 @@ from . import cgroup
 from .launch import NOBODY, Limits, _font_caches, _python_roots, _system_binds
 
 KIT = "/kit"
+IPC_DIR = "/ipc"  # inside the sandbox: the kernel's ZeroMQ sockets
+IPC_BYTES = 1 << 20
+INSIDE_CONNECTION = "/ipc-conf/kernel.json"
 MPLCONFIGDIR = "/tmp/.matplotlib"
 #: Read-only system configuration a kernel's plots need (fontconfig warns on stderr without it,
 #: and nbgrader scores a cell with stderr output 0, as stock nbgrader's kernel would not).
@@ -58,8 +63,12 @@ def _kit_packages() -> list[tuple[str, str]]:
     return [(str(Path(m.__file__).resolve().parent), f"{KIT}/{m.__name__}") for m in (autograder, attention_ref)]
 
 
-def kernel_command(cmd: list[str], *, private: str, cwd: str | None, limits: Limits, env: dict) -> list[str]:
-    """The bwrap command line that runs the kernel command ``cmd`` (see the module docstring)."""
+def kernel_command(cmd: list[str], *, connection: str, cwd: str | None, limits: Limits, env: dict) -> list[str]:
+    """The bwrap command line that runs the kernel command ``cmd`` (see the module docstring).
+
+    ``connection`` is the host path of the kernel's connection file, bound read-only at
+    :data:`INSIDE_CONNECTION`; ``cmd``'s ``-f`` argument is pointed there.
+    """
     wrap = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds(),
             "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp"]
@@ -67,7 +76,9 @@ def kernel_command(cmd: list[str], *, private: str, cwd: str | None, limits: Lim
         wrap += ["--ro-bind", root, root]
     for source, target in _kit_packages():
         wrap += ["--ro-bind", source, target]
-    wrap += ["--bind", private, private]
+    # The sockets live on a tmpfs of the sandbox's own (1 MiB): nothing the kernel writes
+    # reaches the grader's disk. The grader connects through /proc/<pid>/root (see launch_kernel).
+    wrap += ["--size", str(IPC_BYTES), "--tmpfs", IPC_DIR, "--ro-bind", connection, INSIDE_CONNECTION]
     workdir = "/tmp"
     if cwd and os.path.isdir(cwd):
         wrap += ["--ro-bind", cwd, cwd]
@@ -88,7 +99,10 @@ def kernel_command(cmd: list[str], *, private: str, cwd: str | None, limits: Lim
     wrap += ["/usr/bin/prlimit", f"--as={memory}", "--core=0",
              f"--fsize={_scratch_bytes(limits)}", "--"]
     python = os.path.realpath(sys.executable)
-    return wrap + [python if part in (sys.executable, "python", "python3") else part for part in cmd]
+    cmd = [python if part in (sys.executable, "python", "python3") else part for part in cmd]
+    if "-f" in cmd[:-1]:
+        cmd[cmd.index("-f") + 1] = INSIDE_CONNECTION
+    return wrap + cmd
 
 
 def _scratch_bytes(limits: Limits) -> int:
@@ -103,19 +117,39 @@ class SandboxProvisioner(LocalProvisioner):
     async def launch_kernel(self, cmd, **kwargs):
         """Launch ``cmd`` in the sandbox (see LocalProvisioner.launch_kernel)."""
         km = self.parent
-        cmd = kernel_command(list(cmd), private=km.private_dir, cwd=kwargs.pop("cwd", None),
+        # A copy for the kernel: jupyter_client rewrites its own file below (the grader's path).
+        inside = os.path.join(km.private_dir, "inside.json")
+        shutil.copyfile(km.connection_file, inside)
+        cmd = kernel_command(list(cmd), connection=inside, cwd=kwargs.pop("cwd", None),
                              limits=self.limits, env=dict(kwargs.get("env") or os.environ))
         self.group = cgroup.Group(pids=self.limits.pids, memory_bytes=int(self.limits.memory_mb) << 20)
         kwargs["env"] = {"PATH": "/usr/bin:/bin"}
-        return await super().launch_kernel(self.group.wrap(cmd), cwd=None, **kwargs)
+        info = await super().launch_kernel(self.group.wrap(cmd), cwd=None, **kwargs)
+        # The kernel binds /ipc/kernel-N inside; the grader reaches them through the sandbox's root.
+        return dict(info, ip=f"/proc/{_sandbox_root_pid(self.process.pid)}/root{IPC_DIR}/kernel")
 
     async def cleanup(self, restart: bool = False) -> None:
-        """Remove the kernel's private directory (sockets, connection file)."""
+        """Remove the kernel's private directory (its connection files) and its control group."""
         await super().cleanup(restart)
         if getattr(self, "group", None) is not None:
             self.group.close()
         if not restart:
             shutil.rmtree(self.parent.private_dir, ignore_errors=True)
+
+
+def _sandbox_root_pid(bwrap_pid: int, timeout: float = 10.0) -> int:
+    """The pid of bwrap's child, once it lives in the sandbox's file system (its ``/ipc`` exists)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read_text().split()
+        except OSError:
+            children = []
+        for child in children:
+            if os.path.isdir(f"/proc/{child}/root{IPC_DIR}"):
+                return int(child)
+        time.sleep(0.005)
+    raise RuntimeError(f"the kernel's sandbox did not start within {timeout:g} s")
 
 
 class SandboxKernelManager(AsyncKernelManager):
@@ -127,7 +161,7 @@ class SandboxKernelManager(AsyncKernelManager):
         if self.provisioner is None:
             self.private_dir = tempfile.mkdtemp(prefix="autograder-kernel-")
             self.transport, self.cache_ports = "ipc", False
-            self.ip = os.path.join(self.private_dir, "kernel")
+            self.ip = f"{IPC_DIR}/kernel"  # as the kernel sees it; the grader's path is set at launch
             self.connection_file = os.path.join(self.private_dir, "kernel.json")
             self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
             self.provisioner = SandboxProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)

@@ -31,13 +31,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..checks.core import Call, Outcome
+from ..config import SandboxLimits
 from . import cgroup, wire
 from .given import write_given_package
 
@@ -51,33 +52,8 @@ NOBODY = 65534
 SANDBOX_ENV = "AUTOGRADER_SANDBOX"
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one verification (course.yml ``grading.sandbox``)."""
-
-    cpu_seconds: float = 20.0  # CPU time of one sandbox process (RLIMIT_CPU)
-    memory_mb: int = 1024  # address space of each sandbox process (RLIMIT_AS), and memory of all together (cgroup)
-    output_bytes: int = 1_000_000  # what the runner may send back (plus twice the inputs' size)
-    pids: int = 64  # processes and threads of one sandbox's whole tree (its control group, cgroup.py)
-    kernel_output_bytes: int = 8_000_000  # cell output of the student's nbgrader kernel
-    wall_seconds: float = 120.0  # the whole verification of one submission
-    cell_seconds: float = 30.0  # one notebook cell, or one call of a student function
-    matplotlib: str = "stand-in"  # "stand-in" first (see mpl_standin.py), or always "real"
-    # Not a course.yml setting: set by the demo for the project's own synthetic notebooks, which
-    # may then run in the subprocess fallback as root where bubblewrap is missing.
-    trusted: bool = False
-
-    @classmethod
-    def coerce(cls, value: "Limits | Mapping[str, Any] | None") -> "Limits":
-        """A Limits from None, a Limits, or a mapping (unknown keys are ignored)."""
-        if value is None:
-            return cls()
-        if isinstance(value, cls):
-            return value
-        if hasattr(value, "model_dump"):
-            value = value.model_dump()
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in dict(value).items() if k in names and v is not None})
+#: Resource limits of one sandbox: ``course.yml``'s ``grading.sandbox``, one schema for all.
+Limits = SandboxLimits
 
 
 class SandboxError(RuntimeError):
@@ -462,7 +438,7 @@ class SessionResult:
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
                 given: Sequence[str], graded: Sequence[str], assignment: str, limits: Limits,
-                kind: str | None = None) -> SessionResult:
+                kind: str | None = None, trusted: bool = False) -> SessionResult:
     """Run ``cells`` then ``calls`` (``(id, Call, task)``) in the sandbox, restarting past what hangs or kills it.
 
     A cell that does not finish within ``cell_seconds`` or that kills the process is recorded and
@@ -476,7 +452,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     """
     kind = kind or sandbox_kind()
     start = time.monotonic()
-    args = (cells, calls, given, graded, assignment, limits, kind, start)
+    args = (cells, calls, given, graded, assignment, limits, kind, start, trusted)
     if limits.matplotlib != "stand-in":
         return _session(*args, standin=False)[0]
     first, suspect = _session(*args, standin=True)
@@ -490,13 +466,13 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     return second
 
 
-def _session(cells, calls, given, graded, assignment, limits, kind, start, *, standin: bool
+def _session(cells, calls, given, graded, assignment, limits, kind, start, trusted, *, standin: bool
              ) -> tuple[SessionResult, bool]:
     """One verification session (see :func:`run_session`); also whether the stand-in is suspect."""
     deadline = start + limits.wall_seconds
     suspect = False
     drop = _drop_to_nobody_possible()
-    if kind == "subprocess" and os.geteuid() == 0 and not drop and not limits.trusted:
+    if kind == "subprocess" and os.geteuid() == 0 and not drop and not trusted:
         raise SandboxError("the subprocess sandbox would run student code as root (uid nobody cannot read the "
                            f"Python installation at {sys.base_prefix} or the virtual environment): install "
                            "bubblewrap, or grade as an unprivileged user")

@@ -18,7 +18,7 @@ import ast
 import re
 from typing import Iterable, Sequence
 
-from .cells import Cell, neutralise_ipython, parse_python
+from ..notebook.model import Cell, neutralise_ipython, parse_python
 
 IPYTHON_ATTRS = {
     "input_transformers_post", "input_transformers_cleanup", "input_splitter", "ast_transformers",

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from ..checks import MODULES, checks_for_assignment
 from ..checks.core import Outcome, Verdict, check_rng, evaluate
-from .cells import NotANotebook, read_cells
+from ..notebook.model import NotANotebook, read_cells
 from .launch import Limits, run_session, sandbox_kind
 from .scan import scan_cells
 
@@ -46,16 +46,17 @@ def _all_failed(checks, message: str, misconception: str | None = None) -> dict[
 
 
 def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
-                      limits: Limits | Mapping[str, Any] | None = None) -> VerificationResult:
+                      limits: Limits | Mapping[str, Any] | None = None, *, trusted: bool = False
+                      ) -> VerificationResult:
     """Verify a submission outside the student's process.
 
     The calls of every check of ``assignment_id`` are drawn here from ``seed`` (the grading run's
     fresh seed), run against the notebook's code in a sandboxed process (see
     :mod:`autograder.sandbox.launch`), and the answers that come back are validated and judged
     here. A submission that cannot be read gets ``error`` and every verdict failed. Raises
-    :class:`~autograder.sandbox.launch.SandboxError` only when the sandbox itself cannot start
-    (a grader problem: keep nbgrader's scores and report it), and ``KeyError`` for an unknown
-    assignment.
+    :class:`~autograder.sandbox.launch.SandboxError` when the sandbox itself cannot start (a
+    grader problem: the job is retried, nothing recorded), and ``KeyError`` for an unknown
+    assignment. ``trusted`` lets the subprocess fallback run as root (the demo's own notebooks).
     """
     start = time.monotonic()
     limits = Limits.coerce(limits)
@@ -79,7 +80,7 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
         per_check.append(ids)
     runnable = [(c.index, c.python) for c in cells if c.python is not None]
     session = run_session(runnable, calls, given=given, graded=graded, assignment=assignment_id,
-                          limits=limits, kind=sandbox_kind())
+                          limits=limits, kind=sandbox_kind(), trusted=trusted)
 
     verdicts = {}
     for check, ids in zip(checks, per_check):
@@ -89,29 +90,3 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
     return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,
                               session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes,
                               session.matplotlib)
-
-
-def compare_with_nbgrader(verification: VerificationResult,
-                          nbgrader_cell_scores: Mapping[str, tuple[float | None, float]]) -> list[dict]:
-    """"possible tampering" flags where nbgrader's in-kernel pass/fail disagrees with the verified one.
-
-    ``nbgrader_cell_scores`` maps grade_id -> (score, max_score) of nbgrader's auto-graded test
-    cells; full marks count as passed. A grade_id nbgrader scored but verification does not know
-    (not a check of this assignment) is ignored; a check nbgrader has no score for is compared as 0.
-    """
-    flags = []
-    for grade_id, verdict in verification.verdicts.items():
-        score, max_score = nbgrader_cell_scores.get(grade_id, (None, None))
-        nb_passed = score is not None and max_score is not None and float(score) >= float(max_score) > 0
-        if nb_passed == verdict.passed:
-            continue
-        if grade_id not in nbgrader_cell_scores:
-            if not verdict.passed:
-                continue
-            told = "nbgrader has no score for it (test cell missing or not run)"
-        else:
-            told = f"nbgrader scored {float(score or 0):g}/{float(max_score):g} in the student's kernel"
-        verified = "passed" if verdict.passed else f"failed ({verdict.message})"
-        flags.append({"kind": "possible tampering", "task": verdict.task, "grade_id": grade_id, "line": None,
-                      "cell": None, "evidence": f"{told}; verified outside it: {verified}"})
-    return flags

@@ -79,7 +79,7 @@ def test_completed_notebook_passes_its_checks_shows_plots_and_validates(lab, ass
         if draws_plot(src.source):
             imgs = cell["images"]
             if not imgs or not all(im["complete"] and im["width"] > 50 and im["height"] > 50 for im in imgs):
-                problems.append(f"plot missing: " + _describe(i, src.source, cell) + f" images={imgs}")
+                problems.append("plot missing: " + _describe(i, src.source, cell) + f" images={imgs}")
             if "plot appears once" in _text(cell):
                 problems.append("plot placeholder shown: " + _describe(i, src.source, cell))
     assert not problems, "\n".join(problems)

@@ -8,7 +8,7 @@ import pytest
 import attention_ref as ref
 from autograder.checks import CHECKS, TASKS, checks_for_assignment
 from autograder.checks.core import (
-    Call, Check, CheckFailed, Outcome, check_rng, evaluate, run_calls, to_plain,
+    Call, Check, CheckFailed, check_rng, evaluate, run_calls, to_plain,
 )
 from autograder.hidden import check
 from autograder.notebook import Grader

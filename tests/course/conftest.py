@@ -46,6 +46,7 @@ import pytest
 from autograder import submissions
 from autograder.checks.core import Verdict
 from autograder.inprocess import grade_notebook
+from autograder.notebook import model
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
@@ -60,12 +61,11 @@ def notebook_path(directory: Path, assignment: str) -> Path:
 
 
 def nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
+    return model.nbgrader_meta(cell)
 
 
 def is_test_cell(cell) -> bool:
-    meta = nbgrader_meta(cell)
-    return bool(meta.get("grade")) and not meta.get("solution")
+    return model.is_test_cell(cell)
 
 
 class Course:

@@ -43,3 +43,22 @@ def test_without_retries_the_dead_kernel_fails_the_run(tmp_path):
     with pytest.raises(RuntimeError, match="died"):
         _execute(tmp_path, attempts=1)
     assert DiesFirstTime.launched == 1
+
+
+def test_the_private_hook_our_kernel_managers_override_is_there():
+    """zygote.ForkKernelManager and sandbox.kernel.SandboxKernelManager override jupyter_client's
+    private ``_async_pre_start_kernel`` (pyproject bounds jupyter_client to the versions tested):
+    if a release renames it, this fails instead of the managers silently starting plain kernels."""
+    import inspect
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    from autograder.grading.zygote import ForkKernelManager
+    from autograder.sandbox.kernel import SandboxKernelManager
+
+    hook = AsyncKernelManager._async_pre_start_kernel
+    assert inspect.iscoroutinefunction(hook)
+    assert list(inspect.signature(hook).parameters)[-1] == "kw"  # keyword arguments pass through
+    for manager in (ForkKernelManager, SandboxKernelManager):
+        assert "_async_pre_start_kernel" in vars(manager)
+        assert "provisioner" in inspect.getsource(hook)  # the attribute both overrides set before calling it

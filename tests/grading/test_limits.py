@@ -16,7 +16,7 @@ from autograder.grading.minicourse import ASSIGNMENT, COURSE_YML
 pytestmark = pytest.mark.slow
 
 
-def _fake_verifier(assignment_id, notebook_bytes, seed, limits):
+def _fake_verifier(assignment_id, notebook_bytes, seed, limits, trusted=False):
     # "Verification" that fails the hidden test of everybody: a stand-in for a tampered kernel.
     assert assignment_id == ASSIGNMENT and isinstance(seed, int) and limits["memory_mb"] > 0
     # Every auto-graded cell needs a verdict: one without is withheld (fail closed).

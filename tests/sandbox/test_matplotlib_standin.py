@@ -147,21 +147,21 @@ def test_the_grading_job_reverifies_with_real_matplotlib_when_nbgrader_disagrees
     assert alone.matplotlib == "stand-in"
     assert {g for g, ok in alone.passed.items() if not ok} == dot_checks  # the blind spot is real
 
-    verdicts, flags = verification.verify(ASSIGNMENT, data, SEED, vars(LIMITS), _nbgrader_cells(ASSIGNMENT, True))
+    verdicts, flags = verification.verify(ASSIGNMENT, data, SEED, LIMITS.model_dump(), _nbgrader_cells(ASSIGNMENT, True))
     assert all(v["passed"] for v in verdicts.values()) and flags == []
 
 
 def test_no_second_verification_when_nbgrader_agrees(monkeypatch):
     seen = []
 
-    def verifier(assignment_id, notebook, seed, limits):
+    def verifier(assignment_id, notebook, seed, limits, **kwargs):
         seen.append(limits.get("matplotlib"))
-        return verify_submission(assignment_id, notebook, seed, limits)
+        return verify_submission(assignment_id, notebook, seed, limits, **kwargs)
 
     monkeypatch.setattr(verification, "load_verifier", lambda: verifier)
     data = _solved(ASSIGNMENT)
-    verdicts, _ = verification.verify(ASSIGNMENT, data, SEED, vars(LIMITS), _nbgrader_cells(ASSIGNMENT, True))
+    verdicts, _ = verification.verify(ASSIGNMENT, data, SEED, LIMITS.model_dump(), _nbgrader_cells(ASSIGNMENT, True))
     assert seen == ["stand-in"] and all(v["passed"] for v in verdicts.values())
     # nbgrader's kernel said every cell failed (tampering, say): verified again, and still passed.
-    verdicts, _ = verification.verify(ASSIGNMENT, data, SEED, vars(LIMITS), _nbgrader_cells(ASSIGNMENT, False))
+    verdicts, _ = verification.verify(ASSIGNMENT, data, SEED, LIMITS.model_dump(), _nbgrader_cells(ASSIGNMENT, False))
     assert seen == ["stand-in", "stand-in", "real"] and all(v["passed"] for v in verdicts.values())

@@ -2,7 +2,7 @@
 
 One real ``nbgrader generate_assignment`` + ``autograde`` run (one submission, one kernel) in a
 temporary course built from the fixture source notebook, then ``verify_submission`` and
-``compare_with_nbgrader`` on the very bytes nbgrader graded.
+the grading job's ``merge`` (the one tampering rule) on the very bytes nbgrader graded.
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.sandbox import Limits, compare_with_nbgrader, verify_submission
+from autograder.grading.verification import merge, normalise
+from autograder.sandbox import Limits, verify_submission
 
 from .conftest import ANSWERS, ASSIGNMENT, WRONG_SOFTMAX, fixture_source_notebook, submissions, tasks_passed
 
@@ -63,10 +64,14 @@ def test_nbgrader_full_marks_verification_zero(tmp_path):
         softmax_cells = {g: s for g, s in scores[student].items() if g.startswith("softmax")}
         assert softmax_cells and all(s == m for s, m in softmax_cells.values()), \
             f"stock nbgrader should give {student} full marks on softmax: {softmax_cells}"
-        flags = compare_with_nbgrader(result, scores[student])
+        cells = [{"grade_id": g, "max_score": float(m), "nbgrader_score": None if s is None else float(s),
+                  "manual": s is None, "message": None} for g, (s, m) in scores[student].items()]
+        rows, flags = merge(cells, *normalise(result))
         assert all(s == m for s, m in scores[student].values()), "nbgrader: full marks everywhere"
         assert tasks_passed(result) == {"dot_product": True, "attention_scores": True, "softmax": False,
                                         "weighted_average": True}  # softmax: every check fails
-        assert {f["grade_id"] for f in flags} == set(softmax_cells)
-        assert all(f["kind"] == "possible tampering" and f["task"] == "softmax" for f in flags)
+        tampering = [f for f in flags if f["kind"] == "possible tampering"]
+        assert {f["grade_id"] for f in tampering} == set(softmax_cells)
+        assert {r["task"] for r in rows if r["grade_id"] in softmax_cells} == {"softmax"}
+        assert all(r["score"] == 0.0 for r in rows if r["grade_id"] in softmax_cells)
         assert {f["rule"] for f in result.flags if f["grade_id"] == "softmax"} == {"numpy-patch"}

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from pydantic import ValidationError
+
 from autograder.checks import nb02_scaling
-from autograder.checks.core import Call, Outcome, Verdict
-from autograder.sandbox import (Limits, NotANotebook, VerificationResult, compare_with_nbgrader, read_cells,
+from autograder.config import SandboxLimits
+from autograder.checks.core import Call, Outcome
+from autograder.sandbox import (Limits, NotANotebook, read_cells,
                                 sandbox_kind, scan_cells, verify_submission)
 from autograder.sandbox import launch, wire
 
@@ -26,9 +28,9 @@ LIMITS = Limits(cpu_seconds=10, memory_mb=768, wall_seconds=60, cell_seconds=10)
 FALLBACK_REFUSED = os.geteuid() == 0 and not launch._drop_to_nobody_possible()
 
 
-def limits_for(kind: str, limits: Limits = LIMITS) -> Limits:
-    """``limits``, trusted where the subprocess fallback would otherwise refuse to run as root."""
-    return replace(limits, trusted=True) if kind == "subprocess" and FALLBACK_REFUSED else limits
+def trusted_for(kind: str) -> bool:
+    """Whether to run ``kind`` trusted (the demo's mode), where the fallback would refuse to run as root."""
+    return kind == "subprocess" and FALLBACK_REFUSED
 
 PROBE = f"""
 import os, socket, resource, sys
@@ -75,7 +77,7 @@ PROBES = ["COURSE_FILE", "SOLUTION", "REFERENCE_SOURCE", "SEED_VISIBLE", "ENV_KE
 def probe(kind: str, source: str, names: list[str], *, assignment=ASSIGNMENT, given=(), graded=(), limits=LIMITS):
     calls = [(i, Call(name, value_only=True), name) for i, name in enumerate(names)]
     session = launch.run_session([(0, source)], calls, given=given, graded=graded, assignment=assignment,
-                                 limits=limits_for(kind, limits), kind=kind)
+                                 limits=limits, kind=kind, trusted=trusted_for(kind))
     return {name: session.outcomes[i] for i, name in enumerate(names)}, session
 
 
@@ -133,19 +135,23 @@ def test_subprocess_fallback_catalogue_subset(case, monkeypatch):
                "loop": "def softmax(x, axis=-1):\n    while True:\n        pass",
                "exit": "import os\nos._exit(0)\n" + WRONG_SOFTMAX}[case]
     nb = submissions.fill(released(fixture_source_notebook()), {**ANSWERS, "softmax": softmax})
-    result = verify_submission(ASSIGNMENT, to_bytes(nb), SEED,
-                               limits_for("subprocess", Limits(cpu_seconds=10, memory_mb=768, cell_seconds=2)))
+    result = verify_submission(ASSIGNMENT, to_bytes(nb), SEED, Limits(cpu_seconds=10, memory_mb=768, cell_seconds=2),
+                               trusted=trusted_for("subprocess"))
     assert result.sandbox == "subprocess"
     assert tasks_passed(result) == {"dot_product": True, "attention_scores": True, "softmax": False,
                                     "weighted_average": True}
 
 
 def test_limits_coerce():
+    """The sandbox's limits are course.yml's schema: defaults, instances, and validated mappings."""
+    assert Limits is SandboxLimits
     assert Limits.coerce(None) == Limits()
-    assert Limits.coerce({"cpu_seconds": 5, "memory_mb": 256, "output_bytes": 10, "unknown": 1}) == \
+    assert Limits.coerce({"cpu_seconds": 5, "memory_mb": 256, "output_bytes": 10}) == \
         Limits(cpu_seconds=5, memory_mb=256, output_bytes=10)
     limits = Limits(wall_seconds=9)
     assert Limits.coerce(limits) is limits
+    with pytest.raises(ValidationError, match="unknown"):
+        Limits.coerce({"cpu_seconds": 5, "unknown": 1})
 
 
 def test_unknown_assignment():
@@ -304,23 +310,6 @@ def test_scan_stays_quiet_on_the_course_notebooks(assignment):
     if not path.exists():
         pytest.skip("notebook not written yet")
     assert scan_cells(read_cells(path.read_bytes()), [], assignment) == []
-
-
-# ---------------------------------------------------------------- compare_with_nbgrader
-def test_compare_with_nbgrader():
-    verdicts = {"softmax_a": Verdict("softmax_a", "softmax", "t", False, "wrong axis", "softmax.wrong_axis"),
-                "softmax_b": Verdict("softmax_b", "softmax", "t", True),
-                "dot_c": Verdict("dot_c", "dot_product", "t", True),
-                "dot_d": Verdict("dot_d", "dot_product", "t", False, "no"),
-                "dot_e": Verdict("dot_e", "dot_product", "t", True)}
-    result = VerificationResult(ASSIGNMENT, verdicts)
-    flags = compare_with_nbgrader(result, {"softmax_a": (2.0, 2.0), "softmax_b": (1.0, 1.0), "dot_c": (0.0, 1.0),
-                                           "dot_d": (0.0, 1.0), "other": (1.0, 1.0)})
-    assert [(f["grade_id"], f["task"], f["kind"]) for f in flags] == [
-        ("softmax_a", "softmax", "possible tampering"), ("dot_c", "dot_product", "possible tampering"),
-        ("dot_e", "dot_product", "possible tampering")]
-    assert "nbgrader scored 2/2" in flags[0]["evidence"] and "wrong axis" in flags[0]["evidence"]
-    assert "no score" in flags[2]["evidence"]
 
 
 def test_sandbox_kind_can_be_forced(monkeypatch):

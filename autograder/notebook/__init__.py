@@ -18,11 +18,10 @@ and prints a verdict per property without revealing any expected array.
 """
 from __future__ import annotations
 
-from .checks import TASKS, checks_for_task
-from .checks.core import PUBLIC_SEED, Verdict, evaluate, run_calls
+from ..checks import NOT_ATTEMPTED, TASKS, checks_for_task
+from ..checks.core import PUBLIC_SEED, Verdict, evaluate, run_calls
 
 PASS, FAIL = "✔", "✘"
-NOT_STARTED = {"not_implemented", "not_defined"}  # a stub that raises, or a constant never assigned
 
 
 class Grader:
@@ -53,7 +52,7 @@ class Grader:
             passed = sum(v.passed for v in verdicts)
             if verdicts and passed == len(verdicts):
                 status = f"{PASS} done"
-            elif any(v.misconception in NOT_STARTED for v in verdicts):
+            elif any(v.misconception in NOT_ATTEMPTED for v in verdicts):
                 status = f"{FAIL} not started"
             else:
                 status = f"{FAIL} {len(verdicts) - passed} to fix"

@@ -1,0 +1,230 @@
+"""The one reader of notebooks: bytes, files or nbformat nodes in, classified cells out.
+
+Every part reads notebooks through this module: verification and the static scan (which cells
+run, as what Python), the in-process grader and ``autograder check``, the grading job's
+admission check, the points of ``course.yml``'s consistency check, and feedback (the student's
+own answer cells). Rules (documented in the README):
+
+* The bytes must be UTF-8 JSON of an nbformat-4 notebook (``cells`` a list); anything else is a
+  :class:`NotANotebook` whose message says what is wrong. Full nbformat validation is not
+  required here: a notebook with odd metadata still runs, as it would in Jupyter.
+* A cell is a *test cell* when its nbgrader metadata says ``grade: true`` and not ``solution``
+  (nbgrader replaces those with the instructor's version, so a student's edit of one never runs),
+  or when it is a code cell whose source contains ``### BEGIN HIDDEN TESTS``. Test cells are not
+  executed by the graders. A notebook whose nbgrader metadata was stripped therefore runs its
+  (harmless) ``check(...)`` cells.
+* IPython syntax: a line whose first non-blank character is ``%`` or ``!`` becomes ``pass`` at
+  the same indentation (same line numbers, and an indented magic still parses); a cell that
+  starts with a cell magic runs its body for ``%%time``, ``%%timeit``, ``%%capture`` and
+  ``%%prun`` and is not Python otherwise (``%%bash``, ``%%writefile``, ...).
+* Points: the ``points`` of every cell nbgrader grades (``grade: true`` or a ``task`` cell).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+RUN_BODY_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
+HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
+_MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$")
+
+
+class NotANotebook(ValueError):
+    """The submitted bytes are not a readable notebook."""
+
+
+def parse_python(source: str) -> ast.Module:
+    """``ast.parse`` of ``source``, retried past CPython 3.11's spurious "AST constructor recursion depth
+    mismatch" (python/cpython#106905: the module-global state of ``ast`` is shared by the threads
+    of a process, so a parse in another thread can fail this one with SystemError). Other errors
+    propagate; a mismatch that persists propagates too (verification then fails closed).
+    """
+    for attempt in range(3):
+        try:
+            return ast.parse(source)
+        except SystemError as exc:
+            if "recursion depth mismatch" not in str(exc) or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def neutralise_ipython(source: str) -> str | None:
+    """Plain Python for a code cell's source (see the module doc); None when the cell is not Python."""
+    lines = source.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        magic = lines[first].lstrip()[2:].split(None, 1)[0] if lines[first].lstrip()[2:].strip() else ""
+        if magic not in RUN_BODY_CELL_MAGICS:
+            return None
+        lines[first] = ""
+    return "\n".join(_MAGIC_LINE.sub(lambda m: m.group(1) + "pass", line) for line in lines)
+
+
+def nbgrader_meta(cell: Mapping) -> dict:
+    """A cell's ``metadata.nbgrader`` (an empty dict when absent or not a mapping)."""
+    metadata = cell.get("metadata") if isinstance(cell.get("metadata"), Mapping) else {}
+    meta = metadata.get("nbgrader")
+    return dict(meta) if isinstance(meta, Mapping) else {}
+
+
+def _source(cell: Mapping) -> str:
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        if not all(isinstance(s, str) for s in source):
+            raise NotANotebook("a cell's source is not text")
+        return "".join(source)
+    if not isinstance(source, str):
+        raise NotANotebook("a cell's source is not text")
+    return source
+
+
+def is_test_cell(cell: Mapping) -> bool:
+    """Whether a notebook cell (a mapping, as in the JSON) is a test cell (see the module doc)."""
+    meta = nbgrader_meta(cell)
+    if meta.get("grade") and not meta.get("solution"):
+        return True
+    return cell.get("cell_type") == "code" and HIDDEN_TESTS in _source(cell)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell, classified."""
+
+    index: int  # position among all cells of the notebook
+    cell_id: str | None
+    cell_type: str  # "code", "markdown", "raw"
+    source: str  # as submitted
+    meta: dict = field(default_factory=dict, repr=False)  # its nbgrader metadata
+
+    @property
+    def label(self) -> str:
+        return self.cell_id or f"#{self.index}"
+
+    @property
+    def grade_id(self) -> str | None:
+        value = self.meta.get("grade_id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def is_test(self) -> bool:
+        return is_test_cell({"cell_type": self.cell_type, "source": self.source, "metadata": {"nbgrader": self.meta}})
+
+    @property
+    def is_solution(self) -> bool:
+        return bool(self.meta.get("solution"))
+
+    @property
+    def locked(self) -> bool:
+        return bool(self.meta.get("locked"))
+
+    @property
+    def points(self) -> float:
+        """The points nbgrader gives this cell (0 for a cell it does not grade)."""
+        if not (self.meta.get("grade") or self.meta.get("task")):
+            return 0.0
+        try:
+            return float(self.meta.get("points", 0) or 0)
+        except (TypeError, ValueError):
+            return 0.0
+
+    @property
+    def python(self) -> str | None:
+        """What the graders execute for this cell; None for a test cell or a cell that is not Python."""
+        if self.cell_type != "code" or self.is_test:
+            return None
+        return neutralise_ipython(self.source)
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """A notebook's cells (and its JSON, for what the graders do not model)."""
+
+    cells: list[Cell]
+    raw: dict = field(repr=False)
+
+    @property
+    def code_cells(self) -> list[Cell]:
+        return [c for c in self.cells if c.cell_type == "code"]
+
+    @property
+    def points(self) -> float:
+        return sum(c.points for c in self.cells)
+
+
+def from_json(nb: Any) -> Notebook:
+    """A :class:`Notebook` from parsed JSON (a dict, or an ``nbformat.NotebookNode``)."""
+    if not isinstance(nb, Mapping) or not isinstance(nb.get("cells"), list):
+        raise NotANotebook("the file is JSON but not a Jupyter notebook (no list of cells)")
+    if nb.get("nbformat") not in (4, None):
+        raise NotANotebook(f"unsupported notebook format version {nb.get('nbformat')!r} (expected 4)")
+    cells = []
+    for index, cell in enumerate(nb["cells"]):
+        if not isinstance(cell, Mapping):
+            continue
+        kind = cell.get("cell_type") if isinstance(cell.get("cell_type"), str) else "code"
+        cell_id = cell.get("id") if isinstance(cell.get("id"), str) else None
+        cells.append(Cell(index, cell_id, kind, _source(cell), nbgrader_meta(cell)))
+    return Notebook(cells, dict(nb))
+
+
+def loads(data: bytes | bytearray | str) -> Notebook:
+    """Parse a notebook's bytes; raises :class:`NotANotebook` with a reason a student can act on."""
+    if isinstance(data, (bytes, bytearray)):
+        if not bytes(data).strip():
+            raise NotANotebook("the file is empty")
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise NotANotebook("the file is not text (not UTF-8): it is not a Jupyter notebook") from None
+    elif isinstance(data, str):
+        text = data
+    else:
+        raise NotANotebook(f"expected the notebook's bytes, got {type(data).__name__}")
+    if not text.strip():
+        raise NotANotebook("the file is empty")
+    try:
+        nb = json.loads(text)
+    except RecursionError:
+        raise NotANotebook("the file is not a notebook: its JSON is nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        if text.lstrip()[:1] not in ("{", "["):
+            raise NotANotebook("the file is not a notebook: it is plain text, not JSON "
+                               "(was a .py or .txt file renamed to .ipynb?)") from None
+        if exc.pos >= len(text.rstrip()) - 1:
+            raise NotANotebook(f"the notebook's JSON is truncated (it ends at character {exc.pos} "
+                               f"before the notebook is complete)") from None
+        raise NotANotebook(f"the notebook's JSON is invalid at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise NotANotebook(f"the notebook's JSON cannot be read: {exc}") from None
+    return from_json(nb)
+
+
+def read(path: str | Path) -> Notebook:
+    """Read a notebook file (see :func:`loads`)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise NotANotebook(f"{path} cannot be read: {exc.strerror or exc}") from None
+    return loads(data)
+
+
+def as_notebook(nb: Any) -> Notebook:
+    """``nb`` as a :class:`Notebook`: a Notebook, bytes, a path, or parsed JSON / an nbformat node."""
+    if isinstance(nb, Notebook):
+        return nb
+    if isinstance(nb, (bytes, bytearray, str)):
+        return loads(nb)
+    if isinstance(nb, Path):
+        return read(nb)
+    return from_json(nb)
+
+
+def read_cells(notebook_bytes: bytes) -> list[Cell]:
+    """The code cells of a submitted notebook; raises :class:`NotANotebook` with a clear reason."""
+    if not isinstance(notebook_bytes, (bytes, bytearray)):
+        raise NotANotebook(f"expected the notebook's bytes, got {type(notebook_bytes).__name__}")
+    return loads(notebook_bytes).code_cells
