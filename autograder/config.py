@@ -80,6 +80,12 @@ class Grading(_Model):
     kernel_start: Literal["fork", "spawn"] = Field(
         "fork", description="fork: kernels forked from a warm process per worker; spawn: as stock nbgrader")
     sandbox: SandboxLimits = SandboxLimits()
+    max_submission_mb: float = Field(
+        20.0, gt=0, description="a submitted notebook larger than this is recorded as failed, never read (the "
+                                "course's notebooks are 30-80 kB)")
+    unreadable_timestamp: Literal["on_time", "late"] = Field(
+        "on_time", description="a submission whose timestamp.txt cannot be read is graded as on time, or as late "
+                               "(submitted when it is graded); either way it is flagged 'timestamp unreadable'")
 
 
 class Course(_Model):

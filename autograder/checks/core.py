@@ -17,6 +17,7 @@ import contextlib
 import io
 import os
 import tracemalloc
+import types
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -26,9 +27,11 @@ import numpy as np
 
 # Bound when this module loads, before any student code runs in the process: replacing
 # ``tracemalloc.stop`` and friends afterwards does not change what the measurement calls.
-_TRACE = {"start": tracemalloc.start, "stop": tracemalloc.stop, "reset_peak": tracemalloc.reset_peak,
-          "is_tracing": tracemalloc.is_tracing, "traced": tracemalloc.get_traced_memory,
-          "traceback_of": tracemalloc.get_object_traceback}
+_OPEN = io.open
+_TRACE = types.MappingProxyType({
+    "start": tracemalloc.start, "stop": tracemalloc.stop, "reset_peak": tracemalloc.reset_peak,
+    "is_tracing": tracemalloc.is_tracing, "traced": tracemalloc.get_traced_memory,
+    "traceback_of": tracemalloc.get_object_traceback})
 
 PUBLIC_SEED = 0
 """Seed of the visible checks: the student sees these inputs' verdicts."""
@@ -93,6 +96,7 @@ class Outcome:
     error: str | None = None  # "TypeName: message" when the call raised
     mutated: tuple[str, ...] = ()  # arguments the call modified ("0", "1", "mask", ...)
     peak_bytes: int | None = None
+    peak_resident_bytes: int | None = None  # growth of the process's resident memory during the call
 
 
 class CheckFailed(AssertionError):
@@ -233,10 +237,11 @@ def call_student(namespace: Mapping[str, Any], call: Call) -> tuple[Outcome, dic
         return Outcome(error=f"TypeError: {call.name} is not a function"), {}
     args = tuple(_copy_arg(a) for a in call.args)
     kwargs = {k: _copy_arg(v) for k, v in call.kwargs.items()}
-    peak = None
+    peak = resident = None
     try:
         with quiet():
             if call.measure_peak:
+                resident = _resident_reset()
                 _TRACE["start"]()
                 _TRACE["reset_peak"]()
                 marker = bytearray(64)  # traced from here on: gone if tracing is stopped or cleared
@@ -247,19 +252,47 @@ def call_student(namespace: Mapping[str, Any], call: Call) -> tuple[Outcome, dic
                     intact = _TRACE["is_tracing"]() and _TRACE["traceback_of"](marker) is not None
                     peak = _TRACE["traced"]()[1] if intact else None
                     _TRACE["stop"]()
+                    high = _status_bytes("VmHWM") if resident is not None else None
+                    resident = max(0, high - resident) if high is not None else None
             if call.measure_peak and peak is None:
                 return Outcome(error="MeasurementTampered: the memory measurement (tracemalloc) was stopped "
                                      "or cleared during the call"), {}
     except (Exception, SystemExit) as exc:
-        return Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak), {}
+        return Outcome(error=f"{type(exc).__name__}: {exc}", peak_bytes=peak, peak_resident_bytes=resident), {}
     after = {str(i): a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     after.update({k: v for k, v in kwargs.items() if isinstance(v, np.ndarray)})
     try:
         value = to_plain(result)
     except NotPlainData as exc:
         return Outcome(error=f"TypeError: {call.name} returned {exc}, expected numbers or an array",
-                       peak_bytes=peak), after
-    return Outcome(value=value, peak_bytes=peak), after
+                       peak_bytes=peak, peak_resident_bytes=resident), after
+    return Outcome(value=value, peak_bytes=peak, peak_resident_bytes=resident), after
+
+
+def _status_bytes(key: str) -> int | None:
+    """A ``kB`` line of ``/proc/self/status`` (``VmRSS``, ``VmHWM``) in bytes; None where it cannot be read."""
+    try:
+        with _OPEN("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(key.encode() + b":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _resident_reset() -> int | None:
+    """Reset the process's resident high-water mark (``clear_refs`` 5); the resident bytes now, or None.
+
+    Memory that tracemalloc does not see (an ``mmap``, a C extension's buffer) still becomes
+    resident when it is used, so the memory checks also judge the growth of ``VmHWM``.
+    """
+    try:
+        with _OPEN("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        return None
+    return _status_bytes("VmRSS")
 
 
 def mutated_arguments(call: Call, after: Mapping[str, np.ndarray]) -> tuple[str, ...]:

@@ -55,6 +55,7 @@ class Job:
     kernel_sandbox: bool = True  # run the student's kernel in bubblewrap (False only with --unsafe-no-sandbox)
     refused: str | None = None  # why the coordinator would not read the submission (then ``notebook`` is empty)
     trusted: bool = False  # the project's own synthetic notebook (the demo): no sandbox needed
+    timestamp_problem: str | None = None  # why timestamp.txt could not be used (then flagged)
 
     @property
     def sha256(self) -> str:
@@ -77,6 +78,7 @@ class JobResult:
     autograded: bytes | None
     flags: list[dict] = field(default_factory=list)
     verified: bool = False
+    timestamp: str | None = None  # what the gradebook records as the submission's time
     timing: dict[str, float] = field(default_factory=dict)
 
 
@@ -168,7 +170,8 @@ def grade_job(bundle: AssignmentBundle, job: Job) -> JobResult:
 def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     t0 = time.perf_counter()
     aid = bundle.assignment_id
-    result = JobResult(job.student_id, aid, job.notebook_id, job.sha256, "graded", None, [], {}, None)
+    result = JobResult(job.student_id, aid, job.notebook_id, job.sha256, "graded", None, [], {}, None,
+                       timestamp=job.timestamp)
     # A fixed private folder per worker thread: the gradebook URL stays the same from job to job,
     # so nbgrader's SQL stays compiled (see engines.py).
     root = Path(tempfile.gettempdir()) / f"autograder-{os.getpid()}-{threading.get_ident()}"
@@ -201,6 +204,10 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
     result.cells, result.flags = verification.merge(result.cells, verdicts, flags)
+    if job.timestamp_problem:
+        result.flags.append({"kind": "timestamp unreadable", "grade_id": None, "line": None, "cell": None,
+                             "evidence": f"{job.timestamp_problem}; graded as "
+                                         f"{'late' if job.timestamp else 'on time'} (grading.unreadable_timestamp)"})
     result.timing["total"] = time.perf_counter() - t0
     return result
 

@@ -1,12 +1,15 @@
 """The coordinator: find submissions, farm the jobs out, record results as they arrive."""
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import os
 import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from nbgrader.utils import parse_utc
 
 from ..config import Course, validate_course
 from . import gradebook as gbk
@@ -15,6 +18,9 @@ from .nbconfig import absolute_db_url, alembic_on_path
 from .record import record_batch
 from .reports import result_record, write_reports
 from .state import GradingState
+
+#: The most of a ``timestamp.txt`` that is read (nbgrader writes about 30 bytes).
+TIMESTAMP_BYTES = 256
 
 #: Results are recorded in batches: at most this many, and none waits longer than this (seconds)
 #: for its batch to be written. A killed run loses at most a batch (graded again on resume).
@@ -33,12 +39,29 @@ class Submission:
 
     refused: str | None = None  # why the file is not read (see :func:`refusal`)
 
-    def timestamp(self) -> str | None:
-        """Content of nbgrader's ``timestamp.txt`` beside the notebook, if any (a regular file only)."""
-        if self.refused:
-            return None
+    def timestamp(self) -> tuple[str | None, str | None]:
+        """nbgrader's ``timestamp.txt`` beside the notebook: ``(timestamp, why it is unreadable)``.
+
+        Read once per run, at most :data:`TIMESTAMP_BYTES` bytes, and parsed here: a file that is
+        not a date (a student writes it in nbgrader's exchange) is never a crash of the batch.
+        """
         ts = self.path.parent / "timestamp.txt"
-        return ts.read_text().strip() or None if ts.is_file() and not ts.is_symlink() else None
+        if self.refused or not ts.exists():
+            return None, None
+        if ts.is_symlink() or not ts.is_file():
+            return None, "timestamp.txt is not a regular file"
+        try:
+            with open(ts, "rb") as fh:
+                raw = fh.read(TIMESTAMP_BYTES + 1)
+            text = raw.decode("utf-8").strip()
+            if len(raw) > TIMESTAMP_BYTES:
+                raise ValueError(f"longer than {TIMESTAMP_BYTES} bytes")
+            if not text:
+                return None, None
+            parse_utc(text)
+        except (OSError, UnicodeDecodeError, ValueError, OverflowError) as exc:
+            return None, f"timestamp.txt is not a date ({type(exc).__name__}: {str(exc)[:120]})"
+        return text, None
 
     def read_bytes(self) -> bytes:
         """The submitted bytes; empty for a refused submission (never follows a link)."""
@@ -49,12 +72,13 @@ class Submission:
             return fh.read()
 
 
-def refusal(path: Path, submissions_dir: Path) -> str | None:
-    """Why a found notebook is not read: a link, or anything that resolves outside the submissions directory.
+def refusal(path: Path, submissions_dir: Path, max_bytes: float = float("inf")) -> str | None:
+    """Why a found notebook is not read: a link, a file too large, or one outside the submissions directory.
 
     A submission is a regular file inside the directory. A symbolic link (to the solutions, to a
     system file, to another student's notebook) is recorded as failed with this reason, never
-    followed; so is a student or assignment directory that is itself a link.
+    followed; so is a student or assignment directory that is itself a link, and a file larger
+    than ``max_bytes`` (``grading.max_submission_mb``: it would cost the grader its memory).
     """
     base = submissions_dir.resolve()
     rel = path.relative_to(submissions_dir)
@@ -68,6 +92,10 @@ def refusal(path: Path, submissions_dir: Path) -> str | None:
         return "the submission is not a regular file"
     if base not in path.resolve().parents:
         return "the submission resolves to a file outside the submissions directory"
+    size = path.stat().st_size
+    if size > max_bytes:
+        return (f"the notebook is {size / 2**20:.1f} MB, more than the {max_bytes / 2**20:g} MB a submission may be "
+                f"(grading.max_submission_mb); clear its outputs and submit it again")
     return None
 
 
@@ -93,7 +121,7 @@ def find_submissions(course: Course, submissions_dir: str | Path, assignments: l
         for nid in course.assignment(aid).notebooks:
             for path in sorted(Path(submissions_dir).glob(f"*/{aid}/{nid}.ipynb")):
                 found.append(Submission(path.parent.parent.name, aid, nid, path,
-                                        refusal(path, Path(submissions_dir))))
+                                        refusal(path, Path(submissions_dir), course.grading.max_submission_mb * 2**20)))
     return sorted(found, key=lambda s: (s.student_id, s.assignment_id, s.notebook_id))
 
 
@@ -183,12 +211,20 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     try:
         if todo:
             _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress,
-                 lambda s: Job(s.student_id, s.notebook_id, s.read_bytes(), summary.seed, s.timestamp(), verify,
-                               kernel_sandbox, s.refused, trusted_submissions))
+                 lambda s: _job(course, s, summary.seed, verify, kernel_sandbox, trusted_submissions))
     finally:  # after Ctrl-C too: the reports show everything recorded so far
         summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()))
         summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _job(course: Course, sub: Submission, seed: int, verify: bool, kernel_sandbox: bool, trusted: bool) -> Job:
+    """The job of one submission; an unreadable timestamp follows ``grading.unreadable_timestamp``."""
+    timestamp, problem = sub.timestamp()
+    if problem and course.grading.unreadable_timestamp == "late":
+        timestamp = dt.datetime.now(dt.timezone.utc).isoformat()
+    return Job(sub.student_id, sub.notebook_id, sub.read_bytes(), seed, timestamp, verify, kernel_sandbox,
+               sub.refused, trusted, problem)
 
 
 def _require_sandbox(unsafe: bool, trusted: bool = False) -> bool:
@@ -267,11 +303,24 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
 
     The gradebook takes the whole batch in one transaction (:func:`.record.record_batch`). If
     the run dies before the state log lists a submission, the next run grades it again; the
-    gradebook writes are updates, so nothing is duplicated.
+    gradebook writes are updates, so nothing is duplicated. A batch that cannot be written is
+    written again one result at a time, so one bad row costs only its own submission (left
+    unrecorded, reported as a grader error, graded again next run).
     """
     if not batch:
         return
-    penalties = record_batch(gb, course, [(result, sub.timestamp()) for sub, result in batch])
+    try:
+        penalties = record_batch(gb, course, [(result, result.timestamp) for _, result in batch])
+    except Exception as exc:  # noqa: BLE001 - one bad row must not cost the batch: record them one by one
+        if len(batch) == 1:
+            sub, _ = batch.pop()
+            summary.errors.append(f"{sub.path}: could not be recorded ({type(exc).__name__}: {exc})")
+            return
+        for item in list(batch):
+            single = [item]
+            _commit(gb, course, course_dir, single, state, summary)
+        batch.clear()
+        return
     for _, result in batch:
         out = course_dir / "autograded" / result.student_id / result.assignment_id / f"{result.notebook_id}.ipynb"
         if result.autograded is not None:

@@ -10,7 +10,8 @@ back goes through the event pipe ``EVENT_FD`` as frames::
 
 Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": "cell_end",
 "index": i, "error": str|None, "standin": bool}``, ``{"event": "call", "id": k}``, ``{"event":
-"outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ..., "standin":
+"outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...,
+"peak_resident_bytes": ..., "standin":
 bool}`` (the arrays of ``value`` and the array arguments as the call left them are in the frame's
 .npz, saved with ``allow_pickle=False``; the grader decides from the latter whether the call
 modified its input), ``{"event": "done", "cpu_seconds": float}`` (for timing reports only).
@@ -156,6 +157,7 @@ def main(job_dir, fd):
 
     import numpy as np
     core = _load_by_path("_autograder_core", job["core_path"])
+    del sys.modules["_autograder_core"]  # the runner keeps it; `import _autograder_core` finds nothing
     standin = None
     if job.get("standin_path"):
         standin = _load_by_path("_mpl_standin", job["standin_path"])
@@ -207,7 +209,8 @@ def main(job_dir, fd):
             np.savez(buffer, **out_arrays)
             blob = buffer.getvalue()
         _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
-                   "after": after_keys, "peak_bytes": outcome.peak_bytes, "standin": used_standin}, blob)
+                   "after": after_keys, "peak_bytes": outcome.peak_bytes,
+                   "peak_resident_bytes": outcome.peak_resident_bytes, "standin": used_standin}, blob)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     _send(fd, {"event": "done", "cpu_seconds": usage.ru_utime + usage.ru_stime})
 

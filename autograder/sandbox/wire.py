@@ -135,9 +135,11 @@ def decode_outcome(header: Any, blob: bytes, call: Call, limit: int) -> Outcome:
     it is compared with the input the grader generated (``np.array_equal``, NaN equal to NaN, as
     :func:`autograder.checks.core.run_calls` does in the kernel).
     """
-    if type(header) is not dict or set(header) - {"standin"} != {"event", "id", "value", "error", "after", "peak_bytes"}:
+    optional = {"standin", "peak_resident_bytes"}
+    if type(header) is not dict or set(header) - optional != {"event", "id", "value", "error", "after", "peak_bytes"}:
         raise WireError("the outcome sent back has unexpected fields")
     error, after, peak = header["error"], header["after"], header["peak_bytes"]
+    resident = header.get("peak_resident_bytes")
     if error is not None and type(error) is not str:
         raise WireError("the outcome's error is not text")
     inputs = {str(i): a for i, a in enumerate(call.args) if isinstance(a, np.ndarray)}
@@ -145,15 +147,16 @@ def decode_outcome(header: Any, blob: bytes, call: Call, limit: int) -> Outcome:
     if type(after) is not dict or any(type(k) is not str or k not in inputs or type(v) is not str
                                       for k, v in after.items()):
         raise WireError("the outcome's arguments after the call are malformed")
-    if peak is not None and (type(peak) is not int or peak < 0):
-        raise WireError("the outcome's peak memory is malformed")
-    if not call.measure_peak and peak is not None:
-        raise WireError("the outcome has a peak memory that was not asked for")
+    for measured in (peak, resident):
+        if measured is not None and (type(measured) is not int or measured < 0):
+            raise WireError("the outcome's peak memory is malformed")
+        if not call.measure_peak and measured is not None:
+            raise WireError("the outcome has a peak memory that was not asked for")
     arrays = load_npz(blob, limit)
     if any(v not in arrays for v in after.values()) or len(set(after.values())) != len(after):
         raise WireError("the outcome's arguments after the call are missing")
     if error is not None:
-        return Outcome(error=error[:MAX_ERROR_CHARS], peak_bytes=peak)
+        return Outcome(error=error[:MAX_ERROR_CHARS], peak_bytes=peak, peak_resident_bytes=resident)
     if set(after) != set(inputs):
         raise WireError("the outcome does not send back every array argument")
     value = decode_value(header["value"], {k: v for k, v in arrays.items() if k not in set(after.values())})
@@ -163,4 +166,5 @@ def decode_outcome(header: Any, blob: bytes, call: Call, limit: int) -> Outcome:
         if left.shape != before.shape or not np.array_equal(before, left, equal_nan=before.dtype.kind == "f"):
             mutated.append(name)
     order = [str(i) for i in range(len(call.args))] + list(call.kwargs)
-    return Outcome(value=value, error=None, mutated=tuple(sorted(mutated, key=order.index)), peak_bytes=peak)
+    return Outcome(value=value, error=None, mutated=tuple(sorted(mutated, key=order.index)), peak_bytes=peak,
+                   peak_resident_bytes=resident)

@@ -73,6 +73,8 @@ PROBE = {{
     'state': attempt(lambda: open(COURSE + '/reports/.grading-state.jsonl', 'a').write(MARK + '\\n')),
     'victim': attempt(lambda: open(COURSE + '/submitted/honest/{a01}/{a01}.ipynb', 'w').write('FORGED')),
     'plant': attempt(lambda: open(SITE + '/planted_by_kernel.py', 'w').write('x = 1')),
+    'ipc_fill': attempt(lambda: open('/ipc/fill', 'wb').write(bytes(5 << 20))),
+    'connection': attempt(lambda: open('/ipc-conf/kernel.json', 'a').write('x')),
     'processes': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
 }}
 print('PROBE=' + json.dumps(PROBE))
@@ -224,6 +226,8 @@ def test_the_kernel_runs_sandboxed(hostile_class):
     assert probe["uid"] == 65534 and probe["seed"] is None and probe["course_visible"] is False
     assert {probe[k] for k in ("gradebook", "state", "victim", "plant")} <= {"FileNotFoundError", "OSError",
                                                                             "PermissionError"}
+    # Red team F2: the socket directory is the sandbox's own 1 MiB tmpfs, the connection file read-only.
+    assert probe["ipc_fill"] == "OSError" and probe["connection"] == "OSError"
     assert len(probe["processes"]) <= 3  # bwrap's init, the kernel and prlimit's exec: nothing of the grader
     row = hostile_class["rows"][("kernel", A01)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)  # correct answers keep their points
@@ -314,6 +318,37 @@ def test_stopping_tracemalloc_does_not_earn_the_memory_points():
     assert "measurement-tamper" in {f["rule"] for f in result.flags}
     honest = verify_submission(A06, nbformat.writes(_solved(A06)).encode(), 5, Limits())
     assert honest.verdicts["blockwise_attention_memory"].passed is True
+
+
+MMAP_TABLE = """import mmap
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q = np.asarray(Q); K = np.asarray(K); V = np.asarray(V)
+    shape = Q.shape[:-1] + (K.shape[-2],)
+    S = np.ndarray(shape, np.float64, buffer=mmap.mmap(-1, max(int(np.prod(shape)) * 8, 8)))
+    np.matmul(Q, np.swapaxes(K, -1, -2), out=S)
+    S *= (1.0 / np.sqrt(Q.shape[-1])) if scale is None else scale
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.dtype == bool:
+            np.copyto(S, -np.inf, where=~m)
+        else:
+            S += m
+    mx = S.max(axis=-1, keepdims=True); mx[~np.isfinite(mx)] = 0
+    S -= mx; np.exp(S, out=S)
+    tot = S.sum(axis=-1, keepdims=True); tot[tot == 0] = 1
+    S /= tot
+    return (S @ V).astype(np.result_type(Q, K, V))"""
+
+
+@needs_bwrap
+def test_a_table_outside_the_python_heap_is_still_measured():
+    """Red team F3: an mmap'd full table is invisible to tracemalloc but not to the resident high-water mark."""
+    nb = _solved(A06, blockwise_attention=MMAP_TABLE)
+    result = verify_submission(A06, nbformat.writes(nb).encode(), 5, Limits())
+    memory = result.verdicts["blockwise_attention_memory"]
+    assert memory.passed is False and memory.misconception == "blockwise_attention.full_matrix"
+    others = [v for g, v in result.verdicts.items() if v.task == "blockwise_attention" and g != memory.grade_id]
+    assert others and all(v.passed for v in others)  # the values are right: only the memory check fails
 
 
 @needs_bwrap
