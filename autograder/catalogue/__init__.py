@@ -7,6 +7,9 @@ demo class draws its students' mistakes from here.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
 from dataclasses import dataclass, field
 
 
@@ -33,5 +36,8 @@ class Variant:
 
 
 def all_variants() -> list[Variant]:
-    from . import nb01, nb02, nb03, nb04, nb05, nb06
-    return [v for m in (nb01, nb02, nb03, nb04, nb05, nb06) for v in m.VARIANTS]
+    """The variants of every ``nbNN`` module of this package, in notebook order."""
+    modules = [importlib.import_module(f"{__name__}.{info.name}")
+               for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name)
+               if re.fullmatch(r"nb\d\d", info.name)]
+    return [v for m in modules for v in m.VARIANTS]

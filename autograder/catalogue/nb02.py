@@ -152,6 +152,12 @@ def scaled_dot_product_attention(Q, K, V):
             misconception="STOP_AND_TRY.scaled_by_d_k",
             source="lucidrains/vit-pytorch issue #65 (wrong divisor)"),
 
+    Variant("stop_and_try_scores_already_scaled", A, "STOP_AND_TRY_SCORES",
+            {"STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = np.array([1.0, 0.0, -1.0]) / np.sqrt(2)\n"},
+            misconception="STOP_AND_TRY.scaled_scores",
+            source="seed 002 separates the raw score q . k from the scaled score q . k / sqrt(d_k); "
+                   "answering the second where the first is asked is the slip the question tests"),
+
     Variant("stop_and_try_zero_based", A, "STOP_AND_TRY_LARGEST",
             {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = int(np.argmax([1.0, 0.0, -1.0]))\n"},
             misconception="STOP_AND_TRY.zero_based",

@@ -171,6 +171,14 @@ VARIANTS = [
             misconception="attention_param_count.three_equal_maps",
             source="seed 000 L1 ('three times only in the paper's setting where the two widths agree')"),
     # correct answers written differently
+    # Today X @ W.T fails with numpy's shape error on the non-square maps every check uses, so the
+    # diagnosis is the generic "raises", and multi_head_attention (graded through the student's
+    # project) loses its points too: the "fair grades" issue isolates tasks and names the mistake.
+    Variant("project_transposed_map", A, "project",
+            {"project": "def project(X, W):\n    return np.asarray(X) @ np.asarray(W).T"},
+            misconception="raises", also_fails=("multi_head_attention",),
+            source="nn.Linear stores its weight as (out, in) and computes x @ W.T; with the course's (in, out) "
+                   "maps the transpose is the mistake"),
     Variant("project_einsum", A, "project", {"project": PROJECT_EINSUM}, correct=True),
     Variant("split_slices_merge_concatenate", A, "split_heads", SPLIT_SLICES_MERGE_CONCAT, correct=True),
     Variant("multi_head_attention_per_head_loop", A, "multi_head_attention", {"multi_head_attention": MHA_PER_HEAD_LOOP},
