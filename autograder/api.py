@@ -5,7 +5,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .config import validate_course
+from .config import load_course, validate_course
 from .grading.pipeline import RunSummary, grade  # noqa: F401  (re-exported)
 
 __all__ = ["generate", "grade", "RunSummary"]
@@ -23,7 +23,7 @@ def generate(course_dir: str | Path = ".", assignments: list[str] | None = None)
     course_dir : str or Path
         The course directory.
     assignments : list of str, optional
-        Default: every assignment of course.yml whose source folder exists.
+        Default: every assignment of course.yml (a missing source notebook is an error).
 
     Returns
     -------
@@ -36,11 +36,13 @@ def generate(course_dir: str | Path = ".", assignments: list[str] | None = None)
     from .grading.nbconfig import nbgrader_config
 
     course_dir = Path(course_dir).resolve()
-    course = validate_course(course_dir)
-    ids = assignments or [a.id for a in course.assignments if (course_dir / "solutions" / a.id).is_dir()]
+    course = load_course(course_dir)
+    ids = assignments or [a.id for a in course.assignments]
+    for aid in ids:
+        course.assignment(aid)  # an unknown id fails before any work
+    validate_course(course_dir, assignments=ids)  # so does a missing notebook or a points mismatch
     written = []
     for aid in ids:
-        course.assignment(aid)
         with tempfile.TemporaryDirectory(prefix="autograder-release-") as tmp:
             config = nbgrader_config(course, course_dir)
             config.CourseDirectory.release_directory = tmp

@@ -221,13 +221,18 @@ def points_in_notebooks(course_dir: str | Path = ".", source_directory: str = "s
     return totals
 
 
-def _point_problems(course: Course, course_dir, source_directory) -> list[tuple[int, str]]:
+def _point_problems(course: Course, course_dir, source_directory, assignments=None) -> list[tuple[int, str]]:
     found = points_in_notebooks(course_dir, source_directory)
     problems = []
     for i, a in enumerate(course.assignments):
-        nbs = [Path(course_dir) / source_directory / a.id / f"{nb}.ipynb" for nb in a.notebooks]
-        if not all(p.exists() for p in nbs):
-            continue  # not written yet
+        if assignments is not None and a.id not in assignments:
+            continue
+        missing = [p for p in (Path(course_dir) / source_directory / a.id / f"{nb}.ipynb" for nb in a.notebooks)
+                   if not p.is_file()]
+        if missing:
+            problems.append((i, f"{COURSE_FILE} names {a.id}, but {', '.join(str(p) for p in missing)} "
+                                f"does not exist"))
+            continue
         got = found.get(a.id, 0.0)
         if abs(got - a.points) > 1e-9:
             problems.append((i, f"{COURSE_FILE} says {a.points:g} but the notebooks of {a.id} total {got:g}"))
@@ -237,7 +242,7 @@ def _point_problems(course: Course, course_dir, source_directory) -> list[tuple[
 def check_points(course: Course, course_dir: str | Path = ".", source_directory: str = "solutions") -> list[str]:
     """List the disagreements between ``course.yml`` points and the notebooks' points.
 
-    Assignments whose notebooks do not exist yet are skipped.
+    An assignment whose notebooks do not exist is a disagreement too.
 
     Returns
     -------
@@ -247,8 +252,11 @@ def check_points(course: Course, course_dir: str | Path = ".", source_directory:
     return [f"assignments[{i}].points: {msg}" for i, msg in _point_problems(course, course_dir, source_directory)]
 
 
-def validate_course(course_dir: str | Path = ".", source_directory: str = "solutions") -> Course:
-    """Load ``course.yml`` and check its points against the notebooks.
+def validate_course(course_dir: str | Path = ".", source_directory: str = "solutions",
+                    assignments: list[str] | None = None) -> Course:
+    """Load ``course.yml`` and check its points against the notebooks (of ``assignments``, default all).
+
+    A notebook that ``course.yml`` names and that does not exist is an error too.
 
     Raises
     ------
@@ -256,7 +264,7 @@ def validate_course(course_dir: str | Path = ".", source_directory: str = "solut
         If the file is invalid or the points disagree (quoting the line of each ``points`` key).
     """
     course = load_course(course_dir)
-    problems = _point_problems(course, course_dir, source_directory)
+    problems = _point_problems(course, course_dir, source_directory, assignments)
     if problems:
         path = Path(course_dir) / COURSE_FILE
         lines = _line_index(yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader))

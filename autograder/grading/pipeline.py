@@ -11,7 +11,7 @@ from pathlib import Path
 
 from nbgrader.utils import parse_utc
 
-from ..config import Course, validate_course
+from ..config import Course, load_course, validate_course
 from . import gradebook as gbk
 from .job import AssignmentBundle, Job, JobResult
 from .nbconfig import absolute_db_url, alembic_on_path
@@ -186,12 +186,13 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     kernel_sandbox = _require_sandbox(unsafe_no_sandbox, trusted_submissions)
     alembic_on_path()  # nbgrader runs it to create a new gradebook
     course_dir = Path(course_dir).resolve()
-    course = validate_course(course_dir)
-    db_url = absolute_db_url(course.grading.db_url, course_dir)
-    submissions_dir = Path(submissions_dir) if submissions_dir else course_dir / "submitted"
+    course = load_course(course_dir)
     assignments = assignments or [a.id for a in course.assignments]
     for aid in assignments:
         course.assignment(aid)  # unknown ids fail here, before any work
+    course = validate_course(course_dir, assignments=assignments)
+    db_url = absolute_db_url(course.grading.db_url, course_dir)
+    submissions_dir = Path(submissions_dir) if submissions_dir else course_dir / "submitted"
     subs = find_submissions(course, submissions_dir, assignments)
     state = GradingState(course_dir / "reports")
     bundles = {aid: _bundle(course, course_dir, aid, db_url)

@@ -14,7 +14,6 @@ The tests are parametrised over the notebooks present when they are collected.
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 
@@ -159,9 +158,7 @@ def test_nbgrader_lab_extension_is_loaded(lab):
     """The lab extension's "Validate" toolbar button and menu, and its server extension."""
     import nbgrader
 
-    [assignment] = assignments_in("assignments")[:1] or [None]
-    if assignment is None:
-        pytest.skip("no released notebook yet")
+    assignment = assignments_in("assignments")[0]
     import nbformat
 
     nb = nbformat.read(REPO / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
@@ -173,11 +170,7 @@ def test_nbgrader_lab_extension_is_loaded(lab):
 
 
 def test_class_report_page_screenshot(browser_context, tmp_path):
-    if importlib.util.find_spec("autograder.report") is None:
-        pytest.skip("autograder.report does not exist yet")
     fixture = REPO / "tests" / "views" / "fixtures" / "results_small.json"
-    if not fixture.exists():
-        pytest.skip(f"no results.json to report on ({fixture.relative_to(REPO)} is missing)")
     import io
 
     from autograder import report

@@ -8,6 +8,7 @@ import pytest
 
 from autograder.config import (CourseConfigError, check_points, load_course, parse_course,
                                points_in_notebooks, validate_course)
+from autograder import api
 from autograder.grading.minicourse import COURSE_YML, make_course
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,7 +24,6 @@ def test_repo_course_yml_is_valid():
 
 
 def test_repo_points_agree_with_written_notebooks():
-    # Assignments whose notebooks are not written yet are skipped by check_points.
     assert check_points(load_course(REPO), REPO) == []
 
 
@@ -70,6 +70,16 @@ def test_points_disagreeing_with_notebooks(tmp_path):
         validate_course(root)
     assert str(err.value) == ("assignments[0].points (course.yml line 7): "
                               "course.yml says 5 but the notebooks of ps1 total 4")
+
+
+def test_a_notebook_course_yml_names_must_exist(tmp_path):
+    """A missing notebook is an error naming it, not an assignment silently left out."""
+    root = make_course(tmp_path)
+    (root / "solutions" / "ps1" / "ps1.ipynb").unlink()
+    with pytest.raises(CourseConfigError, match=r"course.yml names ps1, but .*ps1.ipynb does not exist"):
+        validate_course(root)
+    with pytest.raises(CourseConfigError, match="does not exist"):
+        api.generate(root)
 
 
 def test_notebook_points_count_only_graded_cells(tmp_path):

@@ -34,7 +34,6 @@ def test_unknown_assignment(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_demo_end_to_end(tmp_path):
-    pytest.importorskip("autograder.api")
     stream = io.StringIO()
     result = demo.run_demo(tmp_path / "demo", n_students=5, seed=0, assignments=["01_scores_softmax"],
                            workers=2, progress=False, stream=stream)
