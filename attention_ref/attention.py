@@ -67,6 +67,6 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
             np.copyto(scores, -np.inf, where=~mask)
         else:
             scores += mask
-    weights = softmax_inplace(scores)  # large arrays: rows shared out to a few threads
+    weights = softmax_inplace(scores)
     output = weights @ V  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
     return output, weights

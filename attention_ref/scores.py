@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._threads import PARALLEL_MIN_ELEMENTS, cpu_count, map_parallel
 from ._validate import as_float_array, batch_shape, check_qkv
 
 
@@ -61,57 +60,25 @@ def attention_scores(Q, K) -> np.ndarray:
     return Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
 
 
-def _softmax_slices(x: np.ndarray, axis: int = -1) -> None:
-    """Overwrite ``x`` with its softmax along ``axis``: the whole algorithm, serially."""
+def softmax_inplace(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax that overwrites ``x`` (a floating array the caller owns); returns it.
+
+    Kept separate from :func:`softmax` so that attention can reuse its own score array
+    instead of allocating three more arrays of the same size.
+    """
     if x.shape[axis] == 0:  # no keys at all: nothing to normalise (and max() would fail)
-        return
+        return x
     row_max = x.max(axis=axis, keepdims=True)
     # A slice that is entirely -inf (every key masked) would give -inf - -inf = nan;
     # subtracting 0 instead leaves exp(-inf) = 0 and a zero total, handled below.
     row_max[row_max == -np.inf] = 0
-    x -= row_max  # in place, for speed: the largest entry becomes 0, so exp cannot overflow
+    x -= row_max  # the largest entry becomes 0, so exp cannot overflow
     np.exp(x, out=x)
     total = x.sum(axis=axis, keepdims=True)
     # After the shift the largest exponential is exactly 1, so a total of 0 means
     # the whole slice was masked; dividing by 1 keeps its zeros instead of 0/0.
     total[total == 0] = 1
     x /= total
-
-
-#: Rows are processed about this many bytes at a time (256 KiB: half the level-2
-#: cache of a current x86 core), so that the passes of the softmax after the
-#: first read the block from the core's cache, not from memory.
-CACHE_BLOCK_BYTES = 1 << 18
-
-
-def _softmax_rows_blockwise(rows: np.ndarray) -> None:
-    """Softmax of each row of a 2-D array, in place, a cache-sized block of rows at a time."""
-    step = max(1, CACHE_BLOCK_BYTES // (rows.shape[1] * rows.itemsize))
-    for start in range(0, rows.shape[0], step):
-        _softmax_slices(rows[start:start + step])
-
-
-def softmax_inplace(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax that overwrites ``x`` (a floating array the caller owns).
-
-    Kept separate from :func:`softmax` so that attention can reuse its own score
-    array instead of allocating three more arrays of the same size. Along the
-    last axis of a C-contiguous array the rows are processed a cache-sized block
-    at a time, and large arrays are cut into bands of rows that a few threads
-    process at the same time (see ``_threads``). Each row goes through the same
-    operations either way, so the result does not depend on the path taken.
-    """
-    last_axis = axis in (-1, x.ndim - 1)
-    if not last_axis or x.size == 0 or not x.flags.c_contiguous:
-        _softmax_slices(x, axis)
-        return x
-    rows = x.reshape(-1, x.shape[-1])  # a view: (..., n) -> (rows, n)
-    if x.size < PARALLEL_MIN_ELEMENTS:
-        _softmax_rows_blockwise(rows)
-        return x
-    n_bands = 4 * cpu_count()  # a few bands per core, so that a slow core does not hold up the rest
-    band = -(-rows.shape[0] // n_bands)  # ceil
-    map_parallel(_softmax_rows_blockwise, [rows[i:i + band] for i in range(0, rows.shape[0], band)])
     return x
 
 

@@ -1,7 +1,8 @@
 """``autograder`` command line: a thin layer over :mod:`autograder.api`.
 
-``feedback``, ``report``, ``check`` and ``demo`` are implemented in their own modules
-(``autograder.feedback`` etc.), each with ``main(args)``.
+One argparse parser with a subparser per command; ``feedback``, ``report``, ``check`` and
+``demo`` are implemented in their own modules (``autograder.feedback`` etc.), which add their
+options to their subparser (``add_arguments``) and run the parsed arguments (``main(args)``).
 """
 from __future__ import annotations
 
@@ -34,26 +35,25 @@ def _parser() -> argparse.ArgumentParser:
                         "the grader (never as root; not for credit, see the README)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    for name, helptext in [("feedback", "per-student HTML feedback"), ("report", "class report"),
-                           ("check", "grade one notebook on the spot"), ("demo", "grade a synthetic class")]:
-        x = sub.add_parser(name, help=helptext, add_help=False)
-        x.add_argument("args", nargs=argparse.REMAINDER)
+    for name, (module, helptext) in _DELEGATED.items():
+        x = sub.add_parser(name, help=helptext, description=helptext)
+        importlib.import_module(module).add_arguments(x)
     return p
 
 
-_DELEGATED = {"feedback": "autograder.feedback", "report": "autograder.report",
-              "check": "autograder.selfcheck", "demo": "autograder.demo"}
+#: Subcommands implemented in their own modules, each with ``add_arguments(parser)`` and ``main(args)``.
+_DELEGATED = {"feedback": ("autograder.feedback", "per-student HTML feedback"),
+              "report": ("autograder.report", "class report"),
+              "check": ("autograder.selfcheck", "grade one notebook on the spot"),
+              "demo": ("autograder.demo", "grade a synthetic class")}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    # The delegated commands own their options; argparse.REMAINDER would reject an
-    # option that comes first (``autograder report --course X``), so hand them over
-    # before parsing.
-    if argv and argv[0] in _DELEGATED:
-        return importlib.import_module(_DELEGATED[argv[0]]).main(argv[1:]) or 0
     args = _parser().parse_args(argv)
+    if args.command in _DELEGATED:
+        return importlib.import_module(_DELEGATED[args.command][0]).main(args) or 0
 
     from . import api
     from .config import CourseConfigError

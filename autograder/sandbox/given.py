@@ -70,7 +70,7 @@ def _keeps(source: str, name: str, needed: dict[str, set[str]]) -> bool:
 
 
 def _add_constant_sources(needed: dict[str, set[str]]) -> None:
-    """Modules imported only for a constant (``PARALLEL_MIN_ELEMENTS``) are emitted too, without functions."""
+    """Modules imported only for a constant are emitted too, without functions."""
     todo = list(needed)
     while todo:
         module = todo.pop()
