@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import api
     from .config import CourseConfigError
-    from .sandbox.launch import SandboxError
+    from .sandbox.command import SandboxError
 
     try:
         if args.command == "generate":

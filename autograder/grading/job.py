@@ -244,7 +244,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     """Run nbgrader's Autograde converter in ``root``; return (failure reason, autograded nb)."""
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
-    from ..sandbox.launch import Limits
+    from ..sandbox.command import Limits
     from .timing import TimedExecute, TimedForkExecute, clock, sandboxed_execute
 
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id

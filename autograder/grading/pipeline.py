@@ -230,7 +230,7 @@ def _job(course: Course, sub: Submission, seed: int, verify: bool, kernel_sandbo
 
 def _require_sandbox(unsafe: bool, trusted: bool = False) -> bool:
     """Whether kernels run in bubblewrap; refuses a weaker grading unless the instructor asked for it."""
-    from ..sandbox.launch import SandboxError, sandbox_kind
+    from ..sandbox.command import SandboxError, sandbox_kind
 
     if sandbox_kind() == "bubblewrap":
         return True

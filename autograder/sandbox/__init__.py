@@ -12,11 +12,11 @@ Entry points for the grading pipeline::
 How: the checks' calls are drawn here from the seed and written as plain data (JSON + .npz) into
 a fresh job directory; a fresh, sandboxed Python process (``runner.py``) runs the notebook's
 non-test code cells and the calls and sends the answers back as plain data; they are validated
-strictly and judged here with the checks' own judges. See ``launch.py`` for what the sandbox
+strictly and judged here with the checks' own judges. See ``command.py`` for what the sandbox
 guarantees.
 """
 from ..notebook.model import NotANotebook, read_cells
-from .launch import Limits, SandboxError, sandbox_kind
+from .command import Limits, SandboxError, sandbox_kind
 from .scan import scan_cells
 from .verify import VerificationResult, verify_submission
 

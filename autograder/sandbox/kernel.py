@@ -41,7 +41,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
 from . import cgroup
-from .launch import NOBODY, Limits, _font_caches, _python_roots, _system_binds
+from .command import NOBODY, Limits, _font_caches, _python_roots, _system_binds
 
 KIT = "/kit"
 IPC_DIR = "/ipc"  # inside the sandbox: the kernel's ZeroMQ sockets

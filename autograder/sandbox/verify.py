@@ -8,7 +8,8 @@ from typing import Any, Mapping
 from ..checks import MODULES, checks_for_assignment
 from ..checks.core import Outcome, Verdict, check_rng, evaluate
 from ..notebook.model import NotANotebook, read_cells
-from .launch import Limits, run_session, sandbox_kind
+from .command import Limits, sandbox_kind
+from .launch import run_session
 from .scan import scan_cells
 
 

@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 
 from autograder import api, demo, submissions
-from autograder.sandbox import Limits, launch, scan_cells, read_cells, verify_submission
-from autograder.sandbox.launch import SandboxError
+from autograder.sandbox import Limits, command, launch, read_cells, scan_cells, verify_submission
+from autograder.sandbox.command import SandboxError
 
 ROOT = Path(__file__).resolve().parents[2]
 A01, A05, A06 = "01_scores_softmax", "05_cross_attention", "06_long_sequences"
-needs_bwrap = pytest.mark.skipif(launch._detect() != "bubblewrap",
+needs_bwrap = pytest.mark.skipif(command._detect() != "bubblewrap",
                                  reason="bubblewrap is not installed (.ci/install-system-deps.sh installs it)")
 
 
@@ -135,7 +135,7 @@ def _class(root: Path) -> dict[tuple[str, str], object]:
 
 @pytest.fixture(scope="module")
 def hostile_class(tmp_path_factory):
-    if launch._detect() != "bubblewrap":
+    if command._detect() != "bubblewrap":
         pytest.skip("bubblewrap is not installed (.ci/install-system-deps.sh installs it)")
     root = demo.prepare_course(tmp_path_factory.mktemp("hostile") / "course")
     yml = root / "course.yml"

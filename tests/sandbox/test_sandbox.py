@@ -15,17 +15,17 @@ from autograder.config import SandboxLimits
 from autograder.checks.core import Call, Outcome
 from autograder.sandbox import (Limits, NotANotebook, read_cells,
                                 sandbox_kind, scan_cells, verify_submission)
-from autograder.sandbox import launch, wire
+from autograder.sandbox import command, launch, wire
 
 from .conftest import ANSWERS, ASSIGNMENT, ROOT, SEED, WRONG_SOFTMAX, released, fixture_source_notebook, \
     submissions, tasks_passed, to_bytes
 
-KINDS = ["subprocess"] + (["bubblewrap"] if launch._detect() == "bubblewrap" else [])
+KINDS = ["subprocess"] + (["bubblewrap"] if command._detect() == "bubblewrap" else [])
 LIMITS = Limits(cpu_seconds=10, memory_mb=768, wall_seconds=60, cell_seconds=10)
 #: Where the grader is root and uid nobody cannot read the interpreter (a pyenv or venv under a
 #: 0700 home, as on our machines), the subprocess fallback refuses student code; the tests below
 #: then exercise it with ``trusted=True`` (the demo's mode) and assert the refusal separately.
-FALLBACK_REFUSED = os.geteuid() == 0 and not launch._drop_to_nobody_possible()
+FALLBACK_REFUSED = os.geteuid() == 0 and not command._drop_to_nobody_possible()
 
 
 def trusted_for(kind: str) -> bool:
@@ -115,7 +115,7 @@ def test_restricted_reference_gives_building_blocks_only():
               "import attention_ref.scores\nSUB = tuple(sorted(set(vars(attention_ref.scores)) & set(GRADED)))\n"
               "GLOBALS = tuple(sorted(set(softmax.__globals__) & set(GRADED)))\n")
     source = f"GRADED = {nb02_scaling.TASKS!r}\n" + source
-    outcomes, session = probe(launch.sandbox_kind(), "import numpy as np\n" + source,
+    outcomes, session = probe(command.sandbox_kind(), "import numpy as np\n" + source,
                               ["W", "MSG", "OTHER", "ALL", "SUB", "GLOBALS"],
                               assignment="02_scaling", given=nb02_scaling.GIVEN, graded=nb02_scaling.TASKS)
     assert session.cell_errors == {}
@@ -317,13 +317,13 @@ def test_sandbox_kind_can_be_forced(monkeypatch):
     with pytest.raises(ValueError):
         sandbox_kind()
     monkeypatch.delenv("AUTOGRADER_SANDBOX")
-    assert sandbox_kind() == launch._detect()
-    assert Path(launch.RUNNER).exists() and os.access(launch.CORE, os.R_OK)
+    assert sandbox_kind() == command._detect()
+    assert Path(command.RUNNER).exists() and os.access(command.CORE, os.R_OK)
 
 
 @pytest.mark.skipif(not FALLBACK_REFUSED, reason="here the subprocess fallback can drop to uid nobody")
 def test_subprocess_fallback_never_runs_student_code_as_root(monkeypatch):
     """Issue 10 (4): where nobody cannot read the interpreter, the fallback refuses instead of running as root."""
     monkeypatch.setenv("AUTOGRADER_SANDBOX", "subprocess")
-    with pytest.raises(launch.SandboxError, match="as root"):
+    with pytest.raises(command.SandboxError, match="as root"):
         verify_submission(ASSIGNMENT, to_bytes(released(fixture_source_notebook())), SEED, LIMITS)
