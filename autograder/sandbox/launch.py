@@ -202,98 +202,120 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
 def _session(cells, calls, given, graded, assignment, limits, kind, start, trusted, *, standin: bool
              ) -> tuple[SessionResult, bool]:
     """One verification session (see :func:`run_session`); also whether the stand-in is suspect."""
-    deadline = start + limits.wall_seconds
-    suspect = False
     drop = _drop_to_nobody_possible()
     if kind == "subprocess" and os.geteuid() == 0 and not drop and not trusted:
         raise SandboxError("the subprocess sandbox would run student code as root (uid nobody cannot read the "
                            f"Python installation at {sys.base_prefix} or the virtual environment): install "
                            "bubblewrap, or grade as an unprivileged user")
-    specs, arrays = wire.encode_calls([(i, c) for i, c, _ in calls])
-    by_id = {i: c for i, c, _ in calls}
-    task_of = {i: t for i, _, t in calls}
-    input_bytes = sum(a.nbytes for a in arrays.values())
-    output_cap = int(limits.output_bytes) + 2 * input_bytes
-    outcomes: dict[int, Outcome] = {}
-    cell_errors: dict[int, str] = {}
-    notes: list[str] = []
-    pending = [i for i, _, _ in calls]
-    skip: set[int] = set()
-    runs, cpu = 0, 0.0
-    max_runs = 2 + len(cells) + len(set(task_of.values()))
+    session = _Session(cells, calls, limits, kind, standin, deadline=start + limits.wall_seconds)
     base = tempfile.mkdtemp(prefix="autograder-verify-")
     try:
         job_dir = Path(base) / "job"
         job_dir.mkdir()
-        (job_dir / "inputs.npz").write_bytes(wire.savez_bytes(arrays))
+        (job_dir / "inputs.npz").write_bytes(wire.savez_bytes(session.arrays))
         write_given_package(job_dir / "given", assignment, given, graded)
-        cell_indices = {i for i, _ in cells}
-        while pending or runs == 0:
-            if runs >= max_runs or time.monotonic() >= deadline:
-                why = (f"the submission used up its wall-clock limit of {limits.wall_seconds:g} s"
-                       if time.monotonic() >= deadline else "the notebook stopped the sandbox too many times")
-                for i in pending:
-                    outcomes[i] = Outcome(error=f"NotRun: not run: {why}")
-                notes.append(why)
+        while session.pending or session.runs == 0:
+            if session.out_of_runs():
                 break
-            job = {"assignment": assignment, "given": list(given), "graded": list(graded),
-                   "core_path": "/grader/core.py" if kind == "bubblewrap" else str(CORE),
-                   "standin_path": (("/grader/mpl_standin.py" if kind == "bubblewrap" else str(STANDIN))
-                                    if standin else None),
-                   "site_paths": site_paths(), "rlimits": rlimits(limits, output_cap + (1 << 20)),
-                   "cells": [{"index": i, "source": s} for i, s in cells if i not in skip],
-                   "skip_cells": sorted(skip),
-                   "calls": [s for s in specs if s["id"] in set(pending)]}
+            job = dict(session.job_spec(), assignment=assignment, given=list(given), graded=list(graded))
             (job_dir / "job.json").write_text(json.dumps(job))
             os.chmod(base, 0o755)
-            run = _Run(pending=list(pending), cell_indices=cell_indices - skip, calls=by_id, output_cap=output_cap)
-            ended, returncode, output = _run_once(kind, job_dir, limits, run, deadline, drop)
-            runs += 1
-            cpu += max(run.cpu_seconds, run.reported_cpu)
-            suspect |= run.standin_suspect
-            outcomes.update(run.outcomes)
-            for index, error in run.cell_errors.items():
-                cell_errors.setdefault(index, error)
-            pending = run.pending
-            if not run.ready and ended == "wall" and runs > 1:
+            run = _Run(pending=list(session.pending), cell_indices=session.cell_indices - session.skip,
+                       calls=session.by_id, output_cap=session.output_cap)
+            ended, returncode, output = _run_once(kind, job_dir, limits, run, session.deadline, drop)
+            session.absorb(run)
+            if not run.ready and ended == "wall" and session.runs > 1:
                 continue  # a restart after a hang used up the submission's wall clock: fail what is left
             if not run.ready:
                 detail = run.runner_error or run.protocol_error or output.strip()[-2000:] or \
                     _describe_exit(returncode, kind, limits)
                 raise SandboxError(f"the verification sandbox ({kind}) could not start: {detail}")
-            if ended == "done":
-                continue
-            where, what = run.where
-            if ended == "wall":
-                continue  # the loop's head fails what is left
-            if ended == "timeout":
-                reason = f"it did not finish within {limits.cell_seconds:g} s"
-            elif ended == "stopped":
-                reason = run.protocol_error or "it was stopped"
-            else:
-                reason = run.runner_error or _describe_exit(returncode, kind, limits)
-            label = {"timeout": "TimeoutError", "stopped": "Stopped"}.get(ended, "ProcessDied")
-            if where == "cell":
-                skip.add(what)
-                cell_errors[what] = f"{label}: the cell was stopped: {reason}; verification ran the other " \
-                                    f"cells without it"
-                notes.append(f"cell {what}: {reason}")
-            elif where == "call":
-                call = by_id[what]
-                outcomes[what] = Outcome(error=f"{label}: {reason}")
-                pending.remove(what)
-                task = task_of[what]
-                for other in [i for i in pending if task_of[i] == task]:
-                    outcomes[other] = Outcome(error=f"NotRun: not run because `{call.name}` stopped on an earlier "
-                                                    f"input ({reason})")
-                    pending.remove(other)
-                notes.append(f"{call.describe()}: {reason}")
-            else:  # between steps: nothing to blame, so nothing left can run
-                for i in pending:
-                    outcomes[i] = Outcome(error=f"NotRun: the process running the notebook stopped ({reason})")
-                notes.append(f"the sandbox stopped between steps: {reason}")
-                pending = []
+            if ended not in ("done", "wall"):  # "wall": the loop's head fails what is left
+                session.blame(ended, run, returncode)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    return (SessionResult(outcomes, cell_errors, notes, runs, time.monotonic() - start, kind, cpu,
-                          "stand-in" if standin else "real"), suspect)
+    return (SessionResult(session.outcomes, session.cell_errors, session.notes, session.runs,
+                          time.monotonic() - start, kind, session.cpu, "stand-in" if standin else "real"),
+            session.suspect)
+
+
+class _Session:
+    """What a verification session knows between runs: what is left, what is skipped, what came back."""
+
+    def __init__(self, cells, calls, limits: Limits, kind: str, standin: bool, deadline: float):
+        self.cells, self.limits, self.kind, self.standin, self.deadline = cells, limits, kind, standin, deadline
+        self.specs, self.arrays = wire.encode_calls([(i, c) for i, c, _ in calls])
+        self.by_id = {i: c for i, c, _ in calls}
+        self.task_of = {i: t for i, _, t in calls}
+        input_bytes = sum(a.nbytes for a in self.arrays.values())
+        self.output_cap = int(limits.output_bytes) + 2 * input_bytes
+        self.outcomes: dict[int, Outcome] = {}
+        self.cell_errors: dict[int, str] = {}
+        self.notes: list[str] = []
+        self.pending = [i for i, _, _ in calls]
+        self.skip: set[int] = set()
+        self.cell_indices = {i for i, _ in cells}
+        self.runs, self.cpu, self.suspect = 0, 0.0, False
+        self.max_runs = 2 + len(cells) + len(set(self.task_of.values()))
+
+    def out_of_runs(self) -> bool:
+        """Fail what is left when the wall clock or the number of restarts is used up."""
+        if self.runs < self.max_runs and time.monotonic() < self.deadline:
+            return False
+        why = (f"the submission used up its wall-clock limit of {self.limits.wall_seconds:g} s"
+               if time.monotonic() >= self.deadline else "the notebook stopped the sandbox too many times")
+        for i in self.pending:
+            self.outcomes[i] = Outcome(error=f"NotRun: not run: {why}")
+        self.notes.append(why)
+        return True
+
+    def job_spec(self) -> dict:
+        """The next run's ``job.json`` (without the assignment's names): what is left to run."""
+        bwrap = self.kind == "bubblewrap"
+        return {"core_path": "/grader/core.py" if bwrap else str(CORE),
+                "standin_path": ("/grader/mpl_standin.py" if bwrap else str(STANDIN)) if self.standin else None,
+                "site_paths": site_paths(), "rlimits": rlimits(self.limits, self.output_cap + (1 << 20)),
+                "cells": [{"index": i, "source": s} for i, s in self.cells if i not in self.skip],
+                "skip_cells": sorted(self.skip),
+                "calls": [s for s in self.specs if s["id"] in set(self.pending)]}
+
+    def absorb(self, run: _Run) -> None:
+        """Keep what a run sent back."""
+        self.runs += 1
+        self.cpu += max(run.cpu_seconds, run.reported_cpu)
+        self.suspect |= run.standin_suspect
+        self.outcomes.update(run.outcomes)
+        for index, error in run.cell_errors.items():
+            self.cell_errors.setdefault(index, error)
+        self.pending = run.pending
+
+    def blame(self, ended: str, run: _Run, returncode: int | None) -> None:
+        """A run stopped early: skip the cell, fail the call (and its task), or fail what is left."""
+        if ended == "timeout":
+            reason = f"it did not finish within {self.limits.cell_seconds:g} s"
+        elif ended == "stopped":
+            reason = run.protocol_error or "it was stopped"
+        else:
+            reason = run.runner_error or _describe_exit(returncode, self.kind, self.limits)
+        label = {"timeout": "TimeoutError", "stopped": "Stopped"}.get(ended, "ProcessDied")
+        where, what = run.where
+        if where == "cell":
+            self.skip.add(what)
+            self.cell_errors[what] = f"{label}: the cell was stopped: {reason}; verification ran the other " \
+                                     f"cells without it"
+            self.notes.append(f"cell {what}: {reason}")
+        elif where == "call":
+            call = self.by_id[what]
+            self.outcomes[what] = Outcome(error=f"{label}: {reason}")
+            self.pending.remove(what)
+            task = self.task_of[what]
+            for other in [i for i in self.pending if self.task_of[i] == task]:
+                self.outcomes[other] = Outcome(error=f"NotRun: not run because `{call.name}` stopped on an earlier "
+                                                     f"input ({reason})")
+                self.pending.remove(other)
+            self.notes.append(f"{call.describe()}: {reason}")
+        else:  # between steps: nothing to blame, so nothing left can run
+            for i in self.pending:
+                self.outcomes[i] = Outcome(error=f"NotRun: the process running the notebook stopped ({reason})")
+            self.notes.append(f"the sandbox stopped between steps: {reason}")
+            self.pending = []
