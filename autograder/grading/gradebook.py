@@ -13,7 +13,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from ..config import Course
-from .nbconfig import nbgrader_config
+from .nbconfig import alembic_on_path, nbgrader_config
 
 
 def has_assignment(gb: Gradebook, assignment_id: str, notebooks: list[str]) -> bool:
@@ -32,6 +32,7 @@ def ensure_assignment(course: Course, course_dir: str | Path, assignment_id: str
     it into a throw-away release folder instead of failing.
     """
     spec = course.assignment(assignment_id)
+    alembic_on_path()  # opening a gradebook that does not exist yet runs nbgrader's alembic
     with Gradebook(db_url, course.course_id) as gb:
         present = has_assignment(gb, assignment_id, spec.notebooks)
     if not present:

@@ -109,15 +109,28 @@ def record_batch(gb: Gradebook, course: Course, items: list[tuple[object, str | 
 
 
 def _write(db, course: Course, items) -> list[float | None]:
-    st, a, sa, sn, nb = T["student"], T["assignment"], T["submitted_assignment"], T["submitted_notebook"], T["notebook"]
-    grade, comment, bc = T["grade"], T["comment"], T["base_cell"]
+    """The batch's writes, step by step as nbgrader's autograde makes them; the late penalties."""
     structure = {aid: _assignment(db, aid) for aid in sorted({r.assignment_id for r, _ in items})}
     students = sorted({r.student_id for r, _ in items})
+    _ensure_students(db, students)
+    submission_of = _ensure_submissions(db, items, structure, students)
+    targets = _target_notebooks(db, items, submission_of)
+    _write_grades(db, items, targets)
+    _write_comments(db, items, targets)
+    return _write_penalties(db, course, items, targets, submission_of)
+
+
+def _ensure_students(db, students: list[str]) -> None:
+    st = T["student"]
     known = set(db.execute(select(st.c.id).where(st.c.id.in_(students))).scalars())
     if len(known) < len(students):
         db.execute(insert(st), [{"id": s} for s in students if s not in known])
 
-    # Submissions: find or create, as Gradebook.update_or_create_submission does.
+
+def _ensure_submissions(db, items, structure, students) -> dict[tuple[str, str], str]:
+    """Find or create each submission with its notebooks, grades and comments, as
+    ``Gradebook.update_or_create_submission`` does; ``{(assignment, student): submission id}``."""
+    a, sa, sn = T["assignment"], T["submitted_assignment"], T["submitted_notebook"]
     stamps = {(r.assignment_id, r.student_id): parse_utc(ts) if ts else None for r, ts in items}
     existing = {(name, sid): sa_id for sa_id, sid, name in db.execute(
         select(sa.c.id, sa.c.student_id, a.c.name).join(a, a.c.id == sa.c.assignment_id)
@@ -140,31 +153,39 @@ def _write(db, course: Course, items) -> list[float | None]:
                            for c in cells.grade + cells.task]
             new_comments += [{"id": new_uuid(), "cell_id": c, "notebook_id": sn_id, "auto_comment": None,
                               "manual_comment": None} for c in cells.solution + cells.task]
-    for table, rows in ((sa, new_sa), (sn, new_sn), (grade, new_grades), (comment, new_comments)):
+    for table, rows in ((sa, new_sa), (sn, new_sn), (T["grade"], new_grades), (T["comment"], new_comments)):
         if rows:
             db.execute(insert(table), rows)
     if restamp:
         db.execute(update(sa).where(sa.c.id == bindparam("_id")).values(timestamp=bindparam("_stamp")), restamp)
+    return existing
 
-    # The submitted notebooks of this batch.
-    sa_ids = sorted({existing[(r.assignment_id, r.student_id)] for r, _ in items})
+
+def _target_notebooks(db, items, submission_of) -> list[str]:
+    """The submitted notebook of each result, in order; MissingEntry for a notebook the gradebook lacks."""
+    sn, nb = T["submitted_notebook"], T["notebook"]
+    sa_ids = sorted({submission_of[(r.assignment_id, r.student_id)] for r, _ in items})
     notebook_of = {(sa_id, name): sn_id for sn_id, sa_id, name in db.execute(
         select(sn.c.id, sn.c.assignment_id, nb.c.name).join(nb, nb.c.id == sn.c.notebook_id)
         .where(sn.c.assignment_id.in_(sa_ids)))}
     targets = []
     for r, _ in items:
-        key = (existing[(r.assignment_id, r.student_id)], r.notebook_id)
+        key = (submission_of[(r.assignment_id, r.student_id)], r.notebook_id)
         if key not in notebook_of:
             raise MissingEntry(f"notebook {r.notebook_id!r} of {r.assignment_id!r} is not in the gradebook")
         targets.append(notebook_of[key])
+    return targets
 
-    # Grades (SaveAutoGrades) and auto comments.
+
+def _write_grades(db, items, targets) -> None:
+    """Auto scores (SaveAutoGrades): the verified score where verified, nbgrader's otherwise."""
+    grade, bc = T["grade"], T["base_cell"]
     rows_of: dict[str, list] = {}
     for g_id, sn_id, name, manual in db.execute(
             select(grade.c.id, grade.c.notebook_id, bc.c.name, grade.c.manual_score)
             .join(bc, bc.c.id == grade.c.cell_id).where(grade.c.notebook_id.in_(targets))):
         rows_of.setdefault(sn_id, []).append((g_id, name, manual))
-    grade_updates = []
+    updates = []
     for (r, _), sn_id in zip(items, targets):
         cells = {c["grade_id"]: c for c in r.cells}
         for g_id, name, manual in rows_of.get(sn_id, []):
@@ -175,23 +196,29 @@ def _write(db, course: Course, items) -> list[float | None]:
                 auto = cell["verified_score"] if cell.get("verified_score") is not None else cell["nbgrader_score"]
                 # nbgrader's rule: review when a manual grade exists or there is no auto score.
                 needs = manual is not None or auto is None
-            grade_updates.append({"_id": g_id, "_auto": auto, "_needs": needs})
-    if grade_updates:
+            updates.append({"_id": g_id, "_auto": auto, "_needs": needs})
+    if updates:
         db.execute(update(grade).where(grade.c.id == bindparam("_id"))
-                   .values(auto_score=bindparam("_auto"), needs_manual_grade=bindparam("_needs")), grade_updates)
-    comment_updates = []
-    wanted = {sn_id: r.comments for (r, _), sn_id in zip(items, targets) if r.comments}
-    if wanted:
-        for c_id, sn_id, name in db.execute(select(comment.c.id, comment.c.notebook_id, bc.c.name)
-                                            .join(bc, bc.c.id == comment.c.cell_id)
-                                            .where(comment.c.notebook_id.in_(list(wanted)))):
-            if name in wanted[sn_id]:
-                comment_updates.append({"_id": c_id, "_text": wanted[sn_id][name]})
-    if comment_updates:
-        db.execute(update(comment).where(comment.c.id == bindparam("_id")).values(auto_comment=bindparam("_text")),
-                   comment_updates)
+                   .values(auto_score=bindparam("_auto"), needs_manual_grade=bindparam("_needs")), updates)
 
-    # Late penalties (AssignLatePenalties), on the scores just written: nbgrader's Grade.score.
+
+def _write_comments(db, items, targets) -> None:
+    comment, bc = T["comment"], T["base_cell"]
+    wanted = {sn_id: r.comments for (r, _), sn_id in zip(items, targets) if r.comments}
+    if not wanted:
+        return
+    updates = [{"_id": c_id, "_text": wanted[sn_id][name]} for c_id, sn_id, name in db.execute(
+        select(comment.c.id, comment.c.notebook_id, bc.c.name).join(bc, bc.c.id == comment.c.cell_id)
+        .where(comment.c.notebook_id.in_(list(wanted)))) if name in wanted[sn_id]]
+    if updates:
+        db.execute(update(comment).where(comment.c.id == bindparam("_id")).values(auto_comment=bindparam("_text")),
+                   updates)
+
+
+def _write_penalties(db, course: Course, items, targets, submission_of) -> list[float | None]:
+    """Late penalties (AssignLatePenalties), on the scores just written: nbgrader's Grade.score."""
+    a, sa, sn = T["assignment"], T["submitted_assignment"], T["submitted_notebook"]
+    sa_ids = sorted({submission_of[(r.assignment_id, r.student_id)] for r, _ in items})
     scores = dict(db.execute(select(Grade.notebook_id, func.coalesce(func.sum(Grade.score), 0.0))
                              .where(Grade.notebook_id.in_(targets)).group_by(Grade.notebook_id)).all())
     late = {sa_id: _seconds_late(ts, due, ext) for sa_id, ts, due, ext in db.execute(
@@ -199,7 +226,7 @@ def _write(db, course: Course, items) -> list[float | None]:
         .where(sa.c.id.in_(sa_ids)))}
     plugin, penalties = _penalty_plugin(course), []
     for (r, _), sn_id in zip(items, targets):
-        seconds, score, penalty = late[existing[(r.assignment_id, r.student_id)]], scores.get(sn_id, 0.0), None
+        seconds, score, penalty = late[submission_of[(r.assignment_id, r.student_id)]], scores.get(sn_id, 0.0), None
         if seconds > 0:
             penalty = plugin.penalty_for(r.assignment_id, score, seconds)
             penalty = None if penalty is None else max(0.0, min(penalty, score))
