@@ -34,12 +34,15 @@ def generate(course_dir: str | Path = ".", assignments: list[str] | None = None)
     from nbgrader.coursedir import CourseDirectory
 
     from .grading.nbconfig import nbgrader_config
+    from .notebook.sources import build_solutions
 
     course_dir = Path(course_dir).resolve()
     course = load_course(course_dir)
     ids = assignments or [a.id for a in course.assignments]
     for aid in ids:
         course.assignment(aid)  # an unknown id fails before any work
+    # sources/<a>/<n>.py (jupytext percent), where present, is what authors edit: rebuild the .ipynb.
+    build_solutions(course_dir, [(aid, nb) for aid in ids for nb in course.assignment(aid).notebooks])
     validate_course(course_dir, assignments=ids)  # so does a missing notebook or a points mismatch
     written = []
     for aid in ids:
