@@ -36,6 +36,13 @@ def _roster(course: Course, course_dir: Path) -> list[str]:
         return [row["student_id"] for row in csv.DictReader(fh)]
 
 
+def spreadsheet_safe(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that begins with ``= + - @``, a tab or a carriage
+    return (a formula, ``=HYPERLINK(...)``) gets a leading apostrophe, as OWASP's CSV-injection advice says."""
+    text = str(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def write_reports(course: Course, course_dir: str | Path, records: list[dict]) -> tuple[Path, Path]:
     """Write grades.csv and results.json from every recorded submission.
 
@@ -74,6 +81,7 @@ def write_reports(course: Course, course_dir: str | Path, records: list[dict]) -
         writer.writerow(["student_id", *ids, "total", "flags"])
         for s, row in rows.items():
             total = sum(row[a] for a in ids if a not in bonus)
-            writer.writerow([s, *(f"{row[a]:g}" for a in ids), f"{total:g}", "; ".join(row["flags"])])
+            writer.writerow([spreadsheet_safe(s), *(f"{row[a]:g}" for a in ids), f"{total:g}",
+                             spreadsheet_safe("; ".join(row["flags"]))])
     os.replace(tmp, path)
     return path, out / "results.json"

@@ -120,3 +120,41 @@ def test_empty_class():
     text = report.render_text(s)
     assert "0 students, 0 submissions" in text
     report.render_html(s)  # no plots, no crash
+
+
+def test_the_terminal_report_carries_no_escape_sequence_of_a_student(results_small):
+    """Issue 13 (5): an ESC/OSC sequence in a flag's evidence or a failure reason is not printed raw."""
+    import copy
+
+    results = copy.deepcopy(results_small)
+    sub = results["submissions"][0]
+    sub["flags"] = [{"kind": "static scan", "rule": "x", "grade_id": None, "line": 1, "cell": "c",
+                     "evidence": "line 1: \x1b]8;;http://evil\x07click\x1b]8;;\x07 \x1b[2J\x1b[31mred"}]
+    sub["status"], sub["reason"] = "failed", "bad \x1b[1mbold\x1b[0m \x07bell"
+    text = report.render_text(report.summarise(results))
+    assert "\x1b" not in text and "\x07" not in text
+    assert "click" in text and "red" in text and "bold" in text  # the words stay, the sequences go
+
+
+def test_grades_csv_cells_cannot_be_formulas():
+    """Issue 13 (5): a student id or flag text that a spreadsheet would run as a formula is quoted."""
+    from autograder.grading.reports import spreadsheet_safe
+
+    assert spreadsheet_safe('=HYPERLINK("http://evil","x")') == '\'=HYPERLINK("http://evil","x")'
+    assert [spreadsheet_safe(t) for t in ("+1", "-2", "@SUM(A1)", "\tx")] == ["'+1", "'-2", "'@SUM(A1)", "'\tx"]
+    assert spreadsheet_safe("s01") == "s01" and spreadsheet_safe("") == ""
+
+
+def test_write_reports_quotes_a_formula_student_id(tmp_path):
+    import csv
+
+    from autograder.config import parse_course
+    from autograder.grading.minicourse import COURSE_YML
+    from autograder.grading.reports import write_reports
+
+    record = {"student_id": "=HYPERLINK(1)", "assignment_id": "ps1", "notebook_id": "ps1", "score": 1.0,
+              "late_penalty": None, "status": "failed", "reason": "-x", "flags": [], "cells": []}
+    csv_path, _ = write_reports(parse_course(COURSE_YML), tmp_path, [record])
+    with open(csv_path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[1][0] == "'=HYPERLINK(1)" and not rows[1][-1].startswith(("=", "+", "-", "@"))

@@ -1,0 +1,239 @@
+"""The class view as data: every submission of results.json aggregated per task, misconception and score."""
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..checks import NOT_ATTEMPTED
+
+
+DEFAULT_RESULTS = Path("reports") / "results.json"
+DEFAULT_HTML = Path("reports") / "report.html"
+
+
+# ---------------------------------------------------------------- the summary
+@dataclass
+class TaskRow:
+    """One task of one assignment across the class."""
+
+    assignment: str
+    task: str
+    submissions: int = 0  # submissions of the assignment (graded or failed)
+    passed: int = 0  # submissions that passed every check of the task
+    not_attempted: int = 0  # submissions whose answer is still the stub (or missing)
+    points: float = 0.0  # the task's points (max over submissions)
+    misconceptions: Counter = field(default_factory=Counter)  # id -> submissions
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.submissions if self.submissions else 0.0
+
+
+@dataclass
+class MisconceptionRow:
+    id: str
+    title: str
+    count: int  # submissions showing it
+    tasks: list[str]
+    students: list[str]
+
+
+@dataclass
+class ScoreRow:
+    assignment: str
+    title: str
+    max_score: float
+    scores: list[float]  # one per graded or failed submission
+    submitted: int
+    bonus: bool = False
+
+    def stats(self) -> dict:
+        s = self.scores
+        if not s:
+            return {"n": 0, "mean": None, "median": None, "min": None, "max": None}
+        return {"n": len(s), "mean": statistics.fmean(s), "median": statistics.median(s), "min": min(s), "max": max(s)}
+
+
+@dataclass
+class ClassSummary:
+    course_id: str
+    generated_at: str | None
+    students: list[str]
+    assignments: list[str]
+    tasks: list[TaskRow]
+    misconceptions: list[MisconceptionRow]
+    scores: list[ScoreRow]
+    totals: dict[str, float]  # student -> total of the non-bonus assignments
+    total_max: float
+    bonus_totals: dict[str, float]
+    flags: list[dict]  # each flag plus student_id, assignment_id, notebook_id
+    failed: list[dict]  # {student_id, assignment_id, notebook_id, reason}
+    n_submissions: int
+    titles: dict[str, str] = field(default_factory=dict)  # assignment -> title
+
+    @property
+    def flag_groups(self) -> list[dict]:
+        """Flags grouped by submission and kind: ``{student_id, assignment_id, notebook_id, kind,
+        count, where: [grade_id or "line N"], evidence: [text], flags: [flag]}``, in order."""
+        groups: dict[tuple, dict] = {}
+        for f in self.flags:
+            key = (f["student_id"], f["assignment_id"], f.get("notebook_id"), f.get("kind") or "flag")
+            g = groups.setdefault(key, {"student_id": key[0], "assignment_id": key[1], "notebook_id": key[2],
+                                        "kind": key[3], "count": 0, "where": [], "tasks": [], "evidence": [], "flags": []})
+            g["count"] += 1
+            g["flags"].append(f)
+            where = " ".join(x for x in (f.get("grade_id") or "", f"line {f['line']}" if f.get("line") else "") if x)
+            if where:
+                g["where"].append(where)
+            task = f.get("task") or (cell_task({"grade_id": f.get("grade_id")}, _registry()[0]) if f.get("grade_id") else None)
+            if task and task not in g["tasks"]:
+                g["tasks"].append(task)
+            if f.get("evidence") and f["evidence"] not in g["evidence"]:
+                g["evidence"].append(str(f["evidence"]))
+        return list(groups.values())
+
+    @property
+    def flagged_submissions(self) -> int:
+        return len({(f["student_id"], f["assignment_id"], f.get("notebook_id")) for f in self.flags})
+
+
+def load_results(path: str | Path = DEFAULT_RESULTS) -> dict:
+    """Read a ``results.json`` (see docs/ARCHITECTURE.md)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path} not found: run `autograder grade` first") from None
+    if not isinstance(data, dict) or not isinstance(data.get("submissions"), list):
+        raise ValueError(f"{path} is not a results.json: no 'submissions' list")
+    return data
+
+
+def _registry():
+    try:
+        from autograder import checks
+    except Exception:  # noqa: BLE001 - the report must work on a results file alone
+        return {}, {}, {}
+    return checks.CHECKS, checks.TASKS, checks.MISCONCEPTIONS
+
+
+def misconception_title(mid: str, titles: dict | None = None) -> str:
+    if titles is None:
+        titles = _registry()[2]
+    return titles.get(mid, mid.replace("_", " ").replace(".", ": ", 1))
+
+
+def _course_info(course_dir) -> tuple[dict[str, str], set[str], list[str]]:
+    """Assignment titles, bonus ids and order from course.yml, when there is a valid one."""
+    if course_dir is None:
+        return {}, set(), []
+    try:
+        from autograder.config import load_course
+        course = load_course(course_dir)
+    except Exception:  # noqa: BLE001 - optional: the report stands on results.json alone
+        return {}, set(), []
+    return ({a.id: a.title for a in course.assignments}, {a.id for a in course.assignments if a.bonus},
+            [a.id for a in course.assignments])
+
+
+def cell_task(cell: dict, checks: dict) -> str | None:
+    """The task of a results.json cell (its ``task`` field, else the checks registry)."""
+    if cell.get("task"):
+        return cell["task"]
+    check = checks.get(cell.get("grade_id"))
+    return getattr(check, "task", None)
+
+
+def _is_auto(cell: dict) -> bool:
+    return not cell.get("manual") and cell.get("passed") is not None
+
+
+def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[str] | None = None) -> ClassSummary:
+    """Aggregate ``results`` (a loaded results.json) into the class view."""
+    checks, registry_tasks, titles = _registry()
+    course_titles, course_bonus, course_order = _course_info(course_dir)
+    bonus = set(bonus if bonus is not None else course_bonus)
+    subs = results.get("submissions", [])
+
+    # Order: course.yml, then the checks registry, then order of appearance.
+    seen = list(dict.fromkeys(s.get("assignment_id") for s in subs))
+    order = [a for a in course_order if a in seen] + [a for a in registry_tasks if a in seen and a not in course_order]
+    assignments = order + [a for a in seen if a not in order]
+    students = sorted({s.get("student_id") for s in subs})
+
+    # Tasks of each assignment: those graded in some submission, in the registry's (notebook) order.
+    graded_tasks: dict[str, set] = defaultdict(set)
+    for sub in subs:
+        for cell in sub.get("cells") or []:
+            task = cell_task(cell, checks)
+            if task is not None and _is_auto(cell):
+                graded_tasks[sub.get("assignment_id")].add(task)
+    task_rows: dict[tuple[str, str], TaskRow] = {}
+    for a in assignments:
+        known = registry_tasks.get(a, [])
+        for t in [t for t in known if t in graded_tasks[a]] + sorted(graded_tasks[a] - set(known)):
+            task_rows[(a, t)] = TaskRow(a, t)
+    mis_subs: dict[str, set] = defaultdict(set)
+    mis_tasks: dict[str, set] = defaultdict(set)
+    flags, failed = [], []
+    per_assignment: dict[str, list[float]] = defaultdict(list)
+    max_scores: dict[str, float] = {}
+    student_scores: dict[tuple[str, str], float] = defaultdict(float)
+
+    for sub in subs:
+        a, sid = sub.get("assignment_id"), sub.get("student_id")
+        where = {"student_id": sid, "assignment_id": a, "notebook_id": sub.get("notebook_id")}
+        score = float(sub.get("score") or 0.0)
+        per_assignment[a].append(score)
+        student_scores[(sid, a)] += score
+        if sub.get("max_score") is not None:
+            max_scores[a] = max(max_scores.get(a, 0.0), float(sub["max_score"]))
+        for flag in sub.get("flags") or []:
+            flags.append({**where, **flag})
+        if sub.get("status") == "failed":
+            failed.append({**where, "reason": sub.get("reason") or "(no reason recorded)"})
+
+        by_task: dict[str, list[dict]] = defaultdict(list)
+        for cell in sub.get("cells") or []:
+            task = cell_task(cell, checks)
+            if task is not None and _is_auto(cell):
+                by_task[task].append(cell)
+        for task in [t for (aa, t) in task_rows if aa == a]:
+            row = task_rows[(a, task)]
+            row.submissions += 1
+            cells = by_task.get(task, [])
+            row.points = max(row.points, sum(float(c.get("max_score") or 0) for c in cells))
+            if cells and all(c.get("passed") for c in cells):
+                row.passed += 1
+                continue
+            ids = {c.get("misconception") for c in cells if not c.get("passed") and c.get("misconception")}
+            if not cells or (ids and ids <= set(NOT_ATTEMPTED)):
+                row.not_attempted += 1
+                continue
+            for mid in ids - set(NOT_ATTEMPTED):
+                row.misconceptions[mid] += 1
+                mis_subs[mid].add((sid, a))
+                mis_tasks[mid].add(task)
+
+    misconceptions = [
+        MisconceptionRow(mid, misconception_title(mid, titles), len(who), sorted(mis_tasks[mid]),
+                         sorted({s for s, _ in who}))
+        for mid, who in mis_subs.items()]
+    misconceptions.sort(key=lambda m: (-m.count, m.id))
+
+    submitted = Counter(s.get("assignment_id") for s in subs)
+    score_rows = [ScoreRow(a, course_titles.get(a, a), max_scores.get(a, 0.0), per_assignment[a], submitted[a], a in bonus)
+                  for a in assignments]
+    regular = [a for a in assignments if a not in bonus]
+    totals = {s: sum(student_scores.get((s, a), 0.0) for a in regular) for s in students}
+    bonus_totals = {s: sum(student_scores.get((s, a), 0.0) for a in bonus if a in assignments) for s in students}
+    ordered_tasks = sorted(task_rows.values(), key=lambda r: (assignments.index(r.assignment), 0))
+    return ClassSummary(
+        course_id=results.get("course_id") or "", generated_at=results.get("generated_at"),
+        students=students, assignments=assignments, tasks=[r for r in ordered_tasks if r.submissions],
+        misconceptions=misconceptions, scores=score_rows, totals=totals,
+        total_max=sum(max_scores.get(a, 0.0) for a in regular), bonus_totals=bonus_totals,
+        flags=flags, failed=failed, n_submissions=len(subs), titles=course_titles)
