@@ -304,7 +304,8 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
 
     The gradebook takes the whole batch in one transaction (:func:`.record.record_batch`). If
     the run dies before the state log lists a submission, the next run grades it again; the
-    gradebook writes are updates, so nothing is duplicated. A batch that cannot be written is
+    gradebook writes are updates, so nothing is duplicated. Then grades.csv and results.json are
+    rewritten from the log. A batch that cannot be written is
     written again one result at a time, so one bad row costs only its own submission (left
     unrecorded, reported as a grader error, graded again next run).
     """
@@ -330,6 +331,9 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
         elif out.exists():
             out.unlink()  # as nbgrader does for a failed notebook
     state.append([result_record(result, penalty) for (_, result), penalty in zip(batch, penalties)])
+    # The reports follow every batch (written atomically), so one read mid-run, or after a
+    # killed run, is as current as the gradebook.
+    write_reports(course, course_dir, list(state.records.values()))
     for _, result in batch:
         summary.results.append(result)
         summary.graded += result.status == "graded"

@@ -92,3 +92,22 @@ def test_ctrl_c_keeps_what_has_arrived(course, monkeypatch):
     assert sizes == [2] and _recorded(root) == (2, 2)
     report = json.loads((root / "reports" / "results.json").read_text())
     assert len(report["submissions"]) == 2
+
+
+def test_results_json_is_current_after_every_batch(course, monkeypatch):
+    """Issue 13 (6): results.json was written only at the end of a run; now after each batch."""
+    root, sizes = course
+    monkeypatch.setattr(pipeline, "BATCH_SIZE", 3)
+    monkeypatch.setattr(pipeline, "BATCH_SECONDS", 3600.0)
+    seen = []
+    real = pipeline.write_reports
+
+    def spy(course_, course_dir, records):
+        seen.append(len(records))
+        return real(course_, course_dir, records)
+
+    monkeypatch.setattr(pipeline, "write_reports", spy)
+    api.grade(root, progress=False, verify=False)
+    assert seen[:2] == [3, N_STUDENTS]  # one write per batch, each with everything recorded so far
+    report = json.loads((root / "reports" / "results.json").read_text())
+    assert len(report["submissions"]) == N_STUDENTS
