@@ -250,7 +250,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
     sub = root / "submitted" / sid / aid
     sub.mkdir(parents=True)
-    (sub / f"{nid}.ipynb").write_bytes(job.notebook)
+    (sub / f"{nid}.ipynb").write_bytes(model.last_definition_wins(job.notebook))
     if job.timestamp:
         (sub / "timestamp.txt").write_text(job.timestamp)
     src = root / "solutions" / aid
@@ -287,9 +287,9 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     except Exception as exc:  # NbGraderException, or anything nbgrader let through
         if fired.is_set():
             return f"the submission ran past its wall-clock limit of {limit:g} s", None
-        reason = next((l for l in errors.lines if "Traceback" not in l and "There was an error" not in l),
+        reason = next((line for line in errors.lines if "Traceback" not in line and "There was an error" not in line),
                       f"nbgrader failed: {exc}")
-        return reason.strip().splitlines()[-1][:500], None
+        return " ".join(reason.split())[:2000], None  # the whole message, not its last line
     finally:
         watchdog.cancel()
         timing.update(clock.split())

@@ -203,6 +203,28 @@ def loads(data: bytes | bytearray | str) -> Notebook:
     return from_json(nb)
 
 
+def last_definition_wins(data: bytes) -> bytes:
+    """The notebook with each nbgrader ``grade_id`` kept on its last cell only (the bytes unchanged if none repeats).
+
+    A student who copies a solution cell to try again has two cells with one grade_id, and nbgrader
+    refuses the whole notebook ("nbgrader update ."). Run All lets the last definition win, so the
+    earlier copies lose their nbgrader metadata and run as ordinary cells.
+    """
+    nb = json.loads(data.decode("utf-8-sig"))
+    last = {}
+    for index, cell in enumerate(nb.get("cells", [])):
+        grade_id = nbgrader_meta(cell).get("grade_id") if isinstance(cell, Mapping) else None
+        if isinstance(grade_id, str):
+            last[grade_id] = index
+    changed = False
+    for index, cell in enumerate(nb.get("cells", [])):
+        grade_id = nbgrader_meta(cell).get("grade_id") if isinstance(cell, Mapping) else None
+        if isinstance(grade_id, str) and last[grade_id] != index:
+            cell["metadata"].pop("nbgrader")
+            changed = True
+    return json.dumps(nb, ensure_ascii=False, indent=1).encode() if changed else data
+
+
 def read(path: str | Path) -> Notebook:
     """Read a notebook file (see :func:`loads`)."""
     try:

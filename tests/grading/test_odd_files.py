@@ -39,6 +39,15 @@ def odd_class(generated_course, tmp_path_factory):
         path = root / "submitted" / sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         path.write_bytes(data)
+    nb = json.loads(complete)  # the solution cell copied above itself, the copy wrong: the last one wins
+    solution = next(i for i, c in enumerate(nb["cells"]) if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+                    and c["cell_type"] == "code")
+    copy = json.loads(json.dumps(nb["cells"][solution]))
+    copy["id"], copy["source"] = "my-first-try", "def square(x):\n    return x + x"
+    nb["cells"].insert(solution, copy)
+    path = root / "submitted" / "duplicated" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(nb))
     for sid, stamp in STAMPS.items():
         path = root / "submitted" / sid / ASSIGNMENT
         path.mkdir(parents=True)
@@ -53,7 +62,7 @@ def test_nothing_is_a_grader_error_and_everyone_is_recorded(odd_class, generated
     root, summary, subs = odd_class
     assert summary.errors == []
     honest = {p.parent.parent.name for p in (generated_course / "submitted").glob(f"*/{ASSIGNMENT}/*.ipynb")}
-    assert set(subs) == honest | set(ODD) | set(STAMPS)
+    assert set(subs) == honest | set(ODD) | set(STAMPS) | {"duplicated"}
     assert {s for s, _ in grades(root)} == set(subs)  # in the gradebook too
 
 
@@ -74,3 +83,10 @@ def test_a_broken_file_is_recorded_as_failed_with_its_reason(odd_class, sid, rea
     _, _, subs = odd_class
     assert subs[sid]["status"] == "failed" and reason in subs[sid]["reason"]
     assert subs[sid]["score"] == 0.0
+
+
+def test_a_duplicated_solution_cell_is_graded_like_run_all(odd_class):
+    """Issue 13 (4): nbgrader refused two cells with one grade_id ("nbgrader update ."), a 0; the last wins."""
+    _, _, subs = odd_class
+    assert subs["duplicated"]["status"] == "graded", subs["duplicated"]["reason"]
+    assert subs["duplicated"]["score"] == subs["s00"]["score"] > 0
