@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
+import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 from .job import AssignmentBundle, Job, grade_job
 
@@ -20,14 +24,33 @@ class LocalPool:
         self.bundles = bundles
         # fork: workers start with nbgrader already imported by the coordinator (spawn would
         # pay ~1-2 s of imports per worker).
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+        self._pool = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
         # Fork the workers now, before the coordinator opens the gradebook (an SQLite connection
-        # must not be inherited across fork) or starts the progress bar's thread.
-        self._pool.submit(os.getpid).result()
+        # must not be inherited across fork) or starts the progress bar's thread. (A pool started
+        # again after a worker died forks from a coordinator that has both: the workers never use
+        # the inherited connection, each job opens its own private gradebook.)
+        pool.submit(os.getpid).result()
+        return pool
 
     def submit(self, assignment_id: str, job: Job):
-        """Start grading ``job`` of ``assignment_id``; returns a future of a JobResult."""
-        return self._pool.submit(grade_job, self.bundles[assignment_id], job)
+        """Start grading ``job`` of ``assignment_id``; returns a future of a JobResult.
+
+        A pool that a dead worker has broken (every job in flight then fails with
+        BrokenProcessPool, which the coordinator handles) is replaced by a fresh one first.
+        """
+        try:
+            return self._pool.submit(grade_job, self.bundles[assignment_id], job)
+        except BrokenProcessPool:
+            dead = list(getattr(self._pool, "_processes", None) or {})
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            for pid in dead:  # the private folders a killed worker could not remove (submission, gradebook copy)
+                for folder in Path(tempfile.gettempdir()).glob(f"autograder-{pid}-*"):
+                    shutil.rmtree(folder, ignore_errors=True)
+            self._pool = self._start()
+            return self._pool.submit(grade_job, self.bundles[assignment_id], job)
 
     @staticmethod
     def wait_any(futures, timeout: float | None = None):

@@ -192,7 +192,8 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
             result.status, result.reason = "failed", reason
         result.cells, result.comments = _cell_results(url, bundle.course.course_id, bundle, job,
                                                       autograded) if autograded else _zero_cells(url, bundle, job)
-        result.autograded = nbformat.writes(autograded).encode() if autograded else None
+        result.autograded = _bounded(autograded, bundle.course.grading.sandbox.kernel_output_bytes + len(job.notebook)) \
+            if autograded else None
     finally:
         engines.reset(url)
         shutil.rmtree(root, ignore_errors=True)
@@ -210,6 +211,26 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
                                          f"{'late' if job.timestamp else 'on time'} (grading.unreadable_timestamp)"})
     result.timing["total"] = time.perf_counter() - t0
     return result
+
+
+def _bounded(autograded, limit: int) -> bytes:
+    """The autograded notebook's bytes; without outputs if they would make it larger than ``limit``.
+
+    The kernel's output is capped as it arrives (timing.TimedExecute); this is the last line: no
+    notebook the coordinator receives, keeps and writes is larger than its submission plus the cap.
+    """
+    data = nbformat.writes(autograded).encode()
+    if len(data) <= limit + (1 << 20):
+        return data
+    for cell in autograded.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    note = nbformat.v4.new_output("stream", name="stdout", text="[the grader removed this notebook's outputs: they "
+                                                                "were larger than grading.sandbox.kernel_output_bytes]\n")
+    first = next((c for c in autograded.cells if c.cell_type == "code"), None)
+    if first is not None:
+        first.outputs = [note]
+    return nbformat.writes(autograded).encode()
 
 
 def _zero_cells(url: str, bundle: AssignmentBundle, job: Job) -> tuple[list, dict]:

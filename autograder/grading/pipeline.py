@@ -258,12 +258,22 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
         bundles, min(workers or os.cpu_count() or 1, len(todo)))
     pending = iter(todo)
     in_flight = {}
+    # Submissions that were in flight when a worker died: each is graded again alone, so the one
+    # that kills its worker is found (and recorded as failed) and the others are graded as usual.
+    suspects: list[Submission] = []
+    solo: set[Submission] = set()
     batch: list[tuple[Submission, JobResult]] = []
     bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)
     ok = False
     try:
         with gbk.Gradebook(db_url, course.course_id) as gb:
             def fill():
+                if suspects:  # isolate: one suspect at a time, nothing beside it
+                    if not in_flight:
+                        sub = suspects.pop(0)
+                        solo.add(sub)
+                        in_flight[executor.submit(sub.assignment_id, make_job(sub))] = sub
+                    return
                 # Keep every worker busy plus a little queue, without pickling the whole class.
                 while len(in_flight) < 2 * executor.workers:
                     sub = next(pending, None)
@@ -279,13 +289,18 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
                     done, _ = executor.wait_any(list(in_flight), timeout=timeout)
                     for fut in done:
                         sub = in_flight.pop(fut)
-                        bar.update(1)
                         try:
                             result = fut.result()
-                        except Exception as exc:  # the grader's fault (a worker died), not the student's:
-                            # leave it unrecorded so the next run grades it again.
-                            summary.errors.append(f"{sub.path}: {type(exc).__name__}: {exc}")
-                            continue
+                        except Exception as exc:
+                            if not _worker_died(exc):  # the grader's fault: unrecorded, graded again next run
+                                bar.update(1)
+                                summary.errors.append(f"{sub.path}: {type(exc).__name__}: {exc}")
+                                continue
+                            if sub not in solo:
+                                suspects.append(sub)  # graded again, alone
+                                continue
+                            result = _crashed(sub, exc)  # it killed its worker alone: the submission's doing
+                        bar.update(1)
                         oldest = oldest if batch else time.monotonic()
                         batch.append((sub, result))
                     if len(batch) >= BATCH_SIZE or batch and time.monotonic() - oldest >= BATCH_SECONDS:
@@ -297,6 +312,20 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
     finally:
         bar.close()
         executor.close(cancel=not ok)
+
+
+def _worker_died(exc: BaseException) -> bool:
+    """Whether a job failed because its worker process died (the pool's, or Dask's, word for it)."""
+    return type(exc).__name__ in ("BrokenProcessPool", "KilledWorker")
+
+
+def _crashed(sub: Submission, exc: BaseException) -> JobResult:
+    """The failed result of a submission whose grading killed the worker even when it ran alone."""
+    reason = ("grading this notebook killed the grading process even when it ran alone (most often its "
+              "outputs or its memory grew without bound); it is recorded as failed, not retried: fix the "
+              f"notebook and submit it again ({type(exc).__name__})")
+    return JobResult(sub.student_id, sub.assignment_id, sub.notebook_id, hashlib.sha256(sub.read_bytes()).hexdigest(),
+                     "failed", reason, [], {}, None)
 
 
 def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], state, summary) -> None:

@@ -137,6 +137,20 @@ class TimedExecute(Execute):
         self._output_kept += size
         return super().output(outs, msg, display_id, cell_index)
 
+    def _update_display_id(self, display_id, msg):
+        """An update rewrites every earlier output with its id: count it once per output it rewrites.
+
+        (nbclient applies it before :meth:`output` sees the message: the red team's 100 tiny
+        outputs updated with 4 MB each made a 400 MB notebook under an 8 MB cap.)
+        """
+        rewritten = sum(len(indices) for indices in self._display_id_map.get(display_id, {}).values())
+        size = len(json.dumps(msg.get("content", {}), default=str)) * max(1, rewritten)
+        if self._output_kept + size > self.kernel_output_bytes:
+            self._output_dropped = True
+            return None
+        self._output_kept += size
+        return super()._update_display_id(display_id, msg)
+
     def preprocess_cell(self, cell, resources, index):
         """Execute one cell (see nbclient) and record when it finished."""
         try:

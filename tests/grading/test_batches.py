@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -111,3 +112,46 @@ def test_results_json_is_current_after_every_batch(course, monkeypatch):
     assert seen[:2] == [3, N_STUDENTS]  # one write per batch, each with everything recorded so far
     report = json.loads((root / "reports" / "results.json").read_text())
     assert len(report["submissions"]) == N_STUDENTS
+
+
+class CrashPool(FakePool):
+    """A pool whose worker dies while the ``culprit``'s job is in flight: every job in flight then
+    fails with BrokenProcessPool, as concurrent.futures reports it."""
+
+    culprit = "s01"
+
+    def __init__(self, bundles, workers=None):
+        super().__init__(bundles, workers)
+        self.workers, self.live, self.alone = 2, [], []
+
+    def submit(self, assignment_id, job):
+        future = Future()
+        future.job, future.assignment_id = job, assignment_id
+        self.live.append(future)
+        return future
+
+    def wait_any(self, futures, timeout=None):
+        live = [f for f in self.live if not f.done()]
+        if any(f.job.student_id == self.culprit for f in live):
+            for f in live:
+                f.set_exception(BrokenProcessPool("A child process terminated abruptly"))
+            self.alone.append(len(live))
+        else:
+            f = live[0]
+            f.set_result(JobResult(f.job.student_id, f.assignment_id, f.job.notebook_id, f.job.sha256, "graded",
+                                   None, [], {}, None))
+        return {f for f in futures if f.done()}, {f for f in futures if not f.done()}
+
+
+def test_a_worker_killed_by_one_notebook_costs_only_that_notebook(course, monkeypatch):
+    """Red team 2: one dead worker broke the pool and aborted the class's run, every run. Now the jobs
+    in flight are graded again one at a time; the one that kills its worker alone is recorded as failed."""
+    root, _ = course
+    monkeypatch.setattr(executors, "LocalPool", CrashPool)
+    summary = api.grade(root, progress=False, verify=False)
+    assert summary.errors == []
+    subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    assert set(subs) == {f"s{i:02d}" for i in range(N_STUDENTS)}  # everyone recorded
+    assert subs["s01"]["status"] == "failed" and "killed the grading process" in subs["s01"]["reason"]
+    assert all(s["status"] == "graded" for sid, s in subs.items() if sid != "s01")
+    assert _recorded(root) == (N_STUDENTS, N_STUDENTS)

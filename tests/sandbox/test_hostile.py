@@ -107,6 +107,10 @@ for pid in children:
 print('CHILDREN', len(children))
 """
 PRINT = "print('x' * 3_000_000)"
+# Red team 2: outputs updated through their display_id were rewritten before the cap saw them.
+DISPLAY_UPDATE = ("from IPython.display import display\nfor i in range(100):\n"
+                  "    display({'text/plain': 'x'}, raw=True, display_id='d')\n"
+                  "display({'text/plain': 'A' * (4 << 20)}, raw=True, display_id='d', update=True)")
 
 MAGIC_BLIND = "def _():\n    %time\n    pass\nnp.allclose = lambda *a, **k: True"
 ALIASES = "m = np\nm.allclose = lambda *a, **k: True\n[np][0].isclose = lambda *a, **k: True"
@@ -130,6 +134,7 @@ def _class(root: Path) -> dict[tuple[str, str], object]:
         ("killer", A01): _with_cells(_solved(A01), KILLER),
         ("forker", A01): _with_cells(_solved(A01), FORKS),
         ("printer", A01): _with_cells(_solved(A01), PRINT),
+        ("display_update", A01): _with_cells(_solved(A01), DISPLAY_UPDATE),
     }
 
 
@@ -262,12 +267,13 @@ def test_forks_in_the_kernel_are_bounded(hostile_class):
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)
 
 
-def test_kernel_output_is_capped(hostile_class):
-    """Issue 10 (8): a 3 MB print leaves an autograded notebook of about the cap (200 kB here), not 3 MB."""
-    path = hostile_class["root"] / "autograded" / "printer" / A01 / f"{A01}.ipynb"
-    assert "the grader dropped the rest of this notebook's output" in path.read_text()
-    assert path.stat().st_size < 1_000_000
-    row = hostile_class["rows"][("printer", A01)]
+@pytest.mark.parametrize("student", ["printer", "display_update"])
+def test_kernel_output_is_capped(hostile_class, student):
+    """Issue 10 (8): a 3 MB print, or 100 outputs updated with 4 MB each through their display_id,
+    leave an autograded notebook of about the cap (200 kB here), not 3 or 400 MB."""
+    path = hostile_class["root"] / "autograded" / student / A01 / f"{A01}.ipynb"
+    assert path.stat().st_size < 1_500_000
+    row = hostile_class["rows"][(student, A01)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)
 
 

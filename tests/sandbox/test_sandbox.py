@@ -327,3 +327,14 @@ def test_subprocess_fallback_never_runs_student_code_as_root(monkeypatch):
     monkeypatch.setenv("AUTOGRADER_SANDBOX", "subprocess")
     with pytest.raises(command.SandboxError, match="as root"):
         verify_submission(ASSIGNMENT, to_bytes(released(fixture_source_notebook())), SEED, LIMITS)
+
+
+def test_the_scan_keeps_a_bounded_number_of_flags():
+    """Red team 2: one cell of 150,000 suspect imports made 150,000 flags (a 40 MB results.json)."""
+    from autograder.notebook.model import Cell
+    from autograder.sandbox.scan import MAX_FLAGS
+
+    source = "import ctypes\n" * 1000
+    flags = scan_cells([Cell(0, None, "code", source)], [], ASSIGNMENT)
+    assert len(flags) == MAX_FLAGS + 1
+    assert flags[-1]["rule"] == "more" and f"{1000 - MAX_FLAGS} more" in flags[-1]["evidence"]
