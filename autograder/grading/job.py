@@ -90,7 +90,8 @@ def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
     data : bytes
         The submitted file.
     grade_ids : set of str
-        grade_ids of the assignment's graded cells (from the gradebook).
+        grade_ids of the notebook's graded and solution cells (from the gradebook): a notebook in
+        which none of them can be found has had its nbgrader metadata stripped.
     """
     try:
         nb = model.loads(data)
@@ -183,11 +184,15 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     try:
         (root / "gradebook.db").write_bytes(bundle.gradebook)
         with Gradebook(url, bundle.course.course_id) as gb:
-            grade_ids = {g.name for nb in gb.find_assignment(aid).notebooks for g in nb.grade_cells}
-        reason = job.refused or check_notebook(job.notebook, grade_ids)
+            notebook = gb.find_notebook(job.notebook_id, aid)
+            solutions = {c.name for c in notebook.solution_cells}
+            tests = [(g.name, float(g.max_score)) for g in notebook.grade_cells
+                     if g.cell_type == "code" and g.name not in solutions]
+            known = {g.name for g in notebook.grade_cells} | solutions
+        reason = job.refused or check_notebook(job.notebook, known)
         autograded = None
         if reason is None:
-            reason, autograded = _run_nbgrader(bundle, job, root, url, result.timing)
+            reason, autograded = _run_nbgrader(bundle, job, root, url, result.timing, tests)
         if reason is not None:
             result.status, result.reason = "failed", reason
         result.cells, result.comments = _cell_results(url, bundle.course.course_id, bundle, job,
@@ -261,8 +266,13 @@ class _ErrorLog(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timing: dict) -> tuple[str | None, object]:
-    """Run nbgrader's Autograde converter in ``root``; return (failure reason, autograded nb)."""
+def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timing: dict,
+                  tests: list[tuple[str, float]]) -> tuple[str | None, object]:
+    """Run nbgrader's Autograde converter in ``root``; return (failure reason, autograded nb).
+
+    The submission is first made gradable the way Run All would read it: a grade_id repeated on
+    several cells stays on the last, and a test cell the student deleted is appended (``tests``).
+    """
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
     from ..sandbox.command import Limits
@@ -271,7 +281,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
     sub = root / "submitted" / sid / aid
     sub.mkdir(parents=True)
-    (sub / f"{nid}.ipynb").write_bytes(model.last_definition_wins(job.notebook))
+    (sub / f"{nid}.ipynb").write_bytes(model.restore_test_cells(model.last_definition_wins(job.notebook), tests))
     if job.timestamp:
         (sub / "timestamp.txt").write_text(job.timestamp)
     src = root / "solutions" / aid

@@ -225,6 +225,27 @@ def last_definition_wins(data: bytes) -> bytes:
     return json.dumps(nb, ensure_ascii=False, indent=1).encode() if changed else data
 
 
+def restore_test_cells(data: bytes, tests: list[tuple[str, float]]) -> bytes:
+    """The notebook with an empty test cell appended for each of ``tests`` (``(grade_id, points)``) it lacks.
+
+    A student may delete the "# Hidden test" placeholders; nbgrader then has no cell to put the
+    hidden test in (and no score for it). The appended cells carry only the nbgrader metadata:
+    nbgrader's autograde puts the instructor's source in, and they run after every answer cell.
+    """
+    nb = json.loads(data.decode("utf-8-sig"))
+    cells = nb.get("cells", [])
+    present = {nbgrader_meta(c).get("grade_id") for c in cells if isinstance(c, Mapping)}
+    missing = [(grade_id, points) for grade_id, points in tests if grade_id not in present]
+    if not missing:
+        return data
+    for grade_id, points in missing:
+        cells.append({"cell_type": "code", "execution_count": None, "outputs": [], "source": "",
+                      "id": "restored-" + re.sub(r"[^A-Za-z0-9_-]", "-", grade_id)[:50],
+                      "metadata": {"nbgrader": {"grade": True, "grade_id": grade_id, "locked": True, "points": points,
+                                                "schema_version": 3, "solution": False, "task": False}}})
+    return json.dumps(nb, ensure_ascii=False, indent=1).encode()
+
+
 def read(path: str | Path) -> Notebook:
     """Read a notebook file (see :func:`loads`)."""
     try:

@@ -48,6 +48,16 @@ def odd_class(generated_course, tmp_path_factory):
     path = root / "submitted" / "duplicated" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(nb))
+    nb = json.loads(complete)  # every test cell deleted / blanked / moved to the end
+    tests = [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")
+             and not c["metadata"]["nbgrader"].get("solution")]
+    variants = {"no_tests": [c for c in nb["cells"] if c not in tests],
+                "blank_tests": [dict(c, source="") if c in tests else c for c in nb["cells"]],
+                "tests_last": [c for c in nb["cells"] if c not in tests] + tests}
+    for sid, cells in variants.items():
+        path = root / "submitted" / sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(dict(nb, cells=cells)))
     for sid, stamp in STAMPS.items():
         path = root / "submitted" / sid / ASSIGNMENT
         path.mkdir(parents=True)
@@ -62,7 +72,7 @@ def test_nothing_is_a_grader_error_and_everyone_is_recorded(odd_class, generated
     root, summary, subs = odd_class
     assert summary.errors == []
     honest = {p.parent.parent.name for p in (generated_course / "submitted").glob(f"*/{ASSIGNMENT}/*.ipynb")}
-    assert set(subs) == honest | set(ODD) | set(STAMPS) | {"duplicated"}
+    assert set(subs) == honest | set(ODD) | set(STAMPS) | {"duplicated", "no_tests", "blank_tests", "tests_last"}
     assert {s for s, _ in grades(root)} == set(subs)  # in the gradebook too
 
 
@@ -90,3 +100,12 @@ def test_a_duplicated_solution_cell_is_graded_like_run_all(odd_class):
     _, _, subs = odd_class
     assert subs["duplicated"]["status"] == "graded", subs["duplicated"]["reason"]
     assert subs["duplicated"]["score"] == subs["s00"]["score"] > 0
+
+
+@pytest.mark.parametrize("sid", ["no_tests", "blank_tests", "tests_last"])
+def test_deleted_blanked_or_moved_test_cells_do_not_matter(odd_class, sid):
+    """Issue 13 (4): deleting the test placeholders failed the notebook as "metadata stripped"."""
+    _, _, subs = odd_class
+    assert subs[sid]["status"] == "graded", subs[sid]["reason"]
+    auto = {c["grade_id"]: c["score"] for c in subs[sid]["cells"] if not c.get("manual")}
+    assert auto == {c["grade_id"]: c["score"] for c in subs["s00"]["cells"] if not c.get("manual")}

@@ -43,6 +43,13 @@ def _with_cells(nb, *sources, after=None):
     return nb
 
 
+def _without_test_cells(nb):
+    nb = nbformat.from_dict(json.loads(nbformat.writes(nb)))
+    nb.cells = [c for c in nb.cells if not (c.metadata.get("nbgrader", {}).get("grade")
+                                            and not c.metadata["nbgrader"].get("solution"))]
+    return nb
+
+
 def _stubs(aid):
     return _release(aid)
 
@@ -135,6 +142,7 @@ def _class(root: Path) -> dict[tuple[str, str], object]:
         ("forker", A01): _with_cells(_solved(A01), FORKS),
         ("printer", A01): _with_cells(_solved(A01), PRINT),
         ("display_update", A01): _with_cells(_solved(A01), DISPLAY_UPDATE),
+        ("no_placeholders", A01): _without_test_cells(_solved(A01)),
     }
 
 
@@ -178,9 +186,11 @@ def _max_auto(row) -> float:
     return sum(c["max_score"] for c in row["cells"] if not c.get("manual"))
 
 
-def test_honest_student_keeps_full_marks(hostile_class):
-    for aid in (A01, A05):
-        row = hostile_class["rows"][("honest", aid)]
+@pytest.mark.parametrize("student", ["honest", "no_placeholders"])
+def test_honest_student_keeps_full_marks(hostile_class, student):
+    """The solution, also with every "# Hidden test" placeholder deleted (issue 13, item 4)."""
+    for aid in (A01, A05) if student == "honest" else (A01,):
+        row = hostile_class["rows"][(student, aid)]
         assert row["status"] == "graded" and row["verified"]
         assert _auto_points(row) == _max_auto(row) > 0
         assert _flags(row) == []
