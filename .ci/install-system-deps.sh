@@ -2,7 +2,9 @@
 # System packages the test suite needs beyond the virtual environment:
 #   chromium   - Debian's Chromium, driven by Playwright (executable_path=/usr/bin/chromium)
 #                in tests/browser/ (Playwright's own browser download does not work here);
-#   bubblewrap - bwrap, the sandbox the verification of scores runs student code in.
+#   bubblewrap - bwrap, the sandbox the verification of scores runs student code in;
+#   postgresql - the server a throwaway gradebook cluster is started from in tests/grading (the
+#                fixture starts and stops it itself; the package's own service is not used).
 # Idempotent and quiet: installs only what is missing, only as root with apt-get; otherwise it
 # says what is missing and exits 0 (the tests that need it then skip with a reason).
 set -u
@@ -10,9 +12,10 @@ set -u
 missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
 
 if [ -z "$missing" ]; then
-    echo "install-system-deps: chromium and bubblewrap already installed"
+    echo "install-system-deps: chromium, bubblewrap and postgresql already installed"
     exit 0
 fi
 if [ "$(id -u)" != "0" ]; then

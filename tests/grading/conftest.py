@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,47 @@ def parallel_graded(generated_course, tmp_path_factory):
         path.write_bytes(data)
     summary = api.grade(root, workers=2, progress=False, verify=False)
     return root, summary
+
+
+def _pg_bin() -> Path | None:
+    """Debian's PostgreSQL server binaries (``.ci/install-system-deps.sh`` installs the package)."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    return found[-1].parent if found else None
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory):
+    """A throwaway PostgreSQL cluster (Unix socket only) for the session: ``make(name) -> SQLAlchemy URL``.
+
+    Started as uid nobody when the tests run as root (postgres refuses root), stopped at the end.
+    """
+    bindir = _pg_bin()
+    if bindir is None:
+        pytest.skip("PostgreSQL is not installed (.ci/install-system-deps.sh installs Debian's postgresql)")
+    # Not under pytest's temporary root: it is mode 0700, and the server runs as nobody.
+    base = Path(tempfile.mkdtemp(prefix="autograder-postgres-"))
+    data, run = base / "data", base / "run"
+    data.mkdir()
+    run.mkdir()
+    as_user = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+    if as_user:
+        os.chmod(base, 0o755)
+        for d in (data, run):
+            os.chown(d, 65534, 65534)
+    subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "pg"],
+                   check=True, capture_output=True, timeout=120)
+    subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-w", "-l", str(run / "log"),
+                    "-o", f"-k {run} -c listen_addresses= -c fsync=off", "start"],
+                   check=True, capture_output=True, timeout=120)
+
+    def make(name: str) -> str:
+        subprocess.run([str(bindir / "createdb"), "-h", str(run), "-U", "pg", name], check=True,
+                       capture_output=True, timeout=60)
+        return f"postgresql+psycopg://pg@/{name}?host={run}"
+
+    try:
+        yield make
+    finally:
+        subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(base, ignore_errors=True)

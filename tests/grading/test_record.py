@@ -13,12 +13,11 @@ submission, one saved by an extension, and a regrade with a new timestamp.
 from __future__ import annotations
 
 import datetime as dt
-import shutil
-import sqlite3
 import warnings
 
 import nbformat
 import pytest
+import sqlalchemy
 from nbformat.v4 import new_markdown_cell
 
 from autograder.config import validate_course
@@ -32,8 +31,9 @@ EXTRA = f"{AID}_extra"
 DUE = dt.datetime(2026, 3, 1, 12, 0)
 
 
-@pytest.fixture(scope="module")
-def course_and_gradebooks(tmp_path_factory):
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def course_and_gradebooks(request, tmp_path_factory):
+    """The course and its two gradebooks, on SQLite or on a real PostgreSQL server (issue 13, item 7)."""
     root = minicourse.make_course(tmp_path_factory.mktemp("record") / "course")
     source = root / "solutions" / AID / f"{AID}.ipynb"
     nb = nbformat.read(source, as_version=4)
@@ -47,11 +47,13 @@ def course_and_gradebooks(tmp_path_factory):
         "    late_policy: {method: per_day, points_per_day: 1, grace_minutes: 10}\n")).replace(
         f"notebooks: [{AID}]", f"notebooks: [{AID}, {EXTRA}]"))
     course = validate_course(root)
-    gbk.ensure_assignment(course, root, AID, f"sqlite:///{root / 'gradebook.db'}")
     urls = {}
     for name in ("reference", "batch"):
-        shutil.copy(root / "gradebook.db", root / f"{name}.db")
-        urls[name] = f"sqlite:///{root / f'{name}.db'}"
+        if request.param == "sqlite":
+            urls[name] = f"sqlite:///{root / f'{name}.db'}"
+        else:
+            urls[name] = request.getfixturevalue("postgres")(f"record_{name}_{abs(hash(str(root))) % 10**8}")
+        gbk.ensure_assignment(course, root, AID, urls[name])
         with gbk.Gradebook(urls[name], course.course_id) as gb, warnings.catch_warnings():  # the same history in both
             warnings.simplefilter("ignore")  # nbgrader's own SQLAlchemy "not in session" noise
             gb.add_student("s_manual")
@@ -113,12 +115,16 @@ DUMP = {
 }
 
 
-def _dump(path) -> dict[str, list]:
-    con = sqlite3.connect(path)
+def _dump(url: str) -> dict[str, list]:
+    """Every table the views read, as rows of plain values, on either backend."""
+    engine = sqlalchemy.create_engine(url)
     try:
-        return {name: sorted(con.execute(sql).fetchall(), key=repr) for name, sql in DUMP.items()}
+        with engine.connect() as con:
+            return {name: sorted((tuple(int(v) if isinstance(v, bool) else v for v in row)
+                                  for row in con.execute(sqlalchemy.text(sql)).fetchall()), key=repr)
+                    for name, sql in DUMP.items()}
     finally:
-        con.close()
+        engine.dispose()
 
 
 def test_batch_writer_equals_nbgrader_api_row_by_row(course_and_gradebooks):
@@ -130,7 +136,7 @@ def test_batch_writer_equals_nbgrader_api_row_by_row(course_and_gradebooks):
     with gbk.Gradebook(urls["batch"], course.course_id) as gb:
         for batch in BATCHES:
             penalties["batch"] += record_batch(gb, course, batch)
-    reference, batch = _dump(root / "reference.db"), _dump(root / "batch.db")
+    reference, batch = _dump(urls["reference"]), _dump(urls["batch"])
     for table in DUMP:
         assert batch[table] == reference[table], table
     assert penalties["batch"] == penalties["reference"]
@@ -154,8 +160,8 @@ def test_batch_writer_equals_nbgrader_api_row_by_row(course_and_gradebooks):
 
 def test_a_bad_batch_writes_nothing(course_and_gradebooks):
     root, course, urls = course_and_gradebooks
-    before = _dump(root / "batch.db")
+    before = _dump(urls["batch"])
     unknown = JobResult("s9", AID, "no_such_notebook", "0" * 64, "graded", None, _cells(1.0, 2.0), {}, None)
     with gbk.Gradebook(urls["batch"], course.course_id) as gb, pytest.raises(gbk.MissingEntry, match="no_such_notebook"):
         record_batch(gb, course, [(_result("s6", _cells(1.0, 2.0)), None), (unknown, None)])
-    assert _dump(root / "batch.db") == before
+    assert _dump(urls["batch"]) == before
