@@ -157,83 +157,100 @@ def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[st
     course_titles, course_bonus, course_order = _course_info(course_dir)
     bonus = set(bonus if bonus is not None else course_bonus)
     subs = results.get("submissions", [])
-
-    # Order: course.yml, then the checks registry, then order of appearance.
-    seen = list(dict.fromkeys(s.get("assignment_id") for s in subs))
-    order = [a for a in course_order if a in seen] + [a for a in registry_tasks if a in seen and a not in course_order]
-    assignments = order + [a for a in seen if a not in order]
+    assignments = _assignment_order(subs, course_order, registry_tasks)
     students = sorted({s.get("student_id") for s in subs})
-
-    # Tasks of each assignment: those graded in some submission, in the registry's (notebook) order.
-    graded_tasks: dict[str, set] = defaultdict(set)
+    tally = _Tally(_task_rows(subs, assignments, checks, registry_tasks))
     for sub in subs:
-        for cell in sub.get("cells") or []:
-            task = cell_task(cell, checks)
-            if task is not None and _is_auto(cell):
-                graded_tasks[sub.get("assignment_id")].add(task)
-    task_rows: dict[tuple[str, str], TaskRow] = {}
-    for a in assignments:
-        known = registry_tasks.get(a, [])
-        for t in [t for t in known if t in graded_tasks[a]] + sorted(graded_tasks[a] - set(known)):
-            task_rows[(a, t)] = TaskRow(a, t)
-    mis_subs: dict[str, set] = defaultdict(set)
-    mis_tasks: dict[str, set] = defaultdict(set)
-    flags, failed = [], []
-    per_assignment: dict[str, list[float]] = defaultdict(list)
-    max_scores: dict[str, float] = {}
-    student_scores: dict[tuple[str, str], float] = defaultdict(float)
-
-    for sub in subs:
-        a, sid = sub.get("assignment_id"), sub.get("student_id")
-        where = {"student_id": sid, "assignment_id": a, "notebook_id": sub.get("notebook_id")}
-        score = float(sub.get("score") or 0.0)
-        per_assignment[a].append(score)
-        student_scores[(sid, a)] += score
-        if sub.get("max_score") is not None:
-            max_scores[a] = max(max_scores.get(a, 0.0), float(sub["max_score"]))
-        for flag in sub.get("flags") or []:
-            flags.append({**where, **flag})
-        if sub.get("status") == "failed":
-            failed.append({**where, "reason": sub.get("reason") or "(no reason recorded)"})
-
-        by_task: dict[str, list[dict]] = defaultdict(list)
-        for cell in sub.get("cells") or []:
-            task = cell_task(cell, checks)
-            if task is not None and _is_auto(cell):
-                by_task[task].append(cell)
-        for task in [t for (aa, t) in task_rows if aa == a]:
-            row = task_rows[(a, task)]
-            row.submissions += 1
-            cells = by_task.get(task, [])
-            row.points = max(row.points, sum(float(c.get("max_score") or 0) for c in cells))
-            if cells and all(c.get("passed") for c in cells):
-                row.passed += 1
-                continue
-            ids = {c.get("misconception") for c in cells if not c.get("passed") and c.get("misconception")}
-            if not cells or (ids and ids <= set(NOT_ATTEMPTED)):
-                row.not_attempted += 1
-                continue
-            for mid in ids - set(NOT_ATTEMPTED):
-                row.misconceptions[mid] += 1
-                mis_subs[mid].add((sid, a))
-                mis_tasks[mid].add(task)
+        tally.add(sub, checks)
 
     misconceptions = [
-        MisconceptionRow(mid, misconception_title(mid, titles), len(who), sorted(mis_tasks[mid]),
+        MisconceptionRow(mid, misconception_title(mid, titles), len(who), sorted(tally.mis_tasks[mid]),
                          sorted({s for s, _ in who}))
-        for mid, who in mis_subs.items()]
+        for mid, who in tally.mis_subs.items()]
     misconceptions.sort(key=lambda m: (-m.count, m.id))
-
     submitted = Counter(s.get("assignment_id") for s in subs)
-    score_rows = [ScoreRow(a, course_titles.get(a, a), max_scores.get(a, 0.0), per_assignment[a], submitted[a], a in bonus)
-                  for a in assignments]
+    score_rows = [ScoreRow(a, course_titles.get(a, a), tally.max_scores.get(a, 0.0), tally.per_assignment[a],
+                           submitted[a], a in bonus) for a in assignments]
     regular = [a for a in assignments if a not in bonus]
-    totals = {s: sum(student_scores.get((s, a), 0.0) for a in regular) for s in students}
-    bonus_totals = {s: sum(student_scores.get((s, a), 0.0) for a in bonus if a in assignments) for s in students}
-    ordered_tasks = sorted(task_rows.values(), key=lambda r: (assignments.index(r.assignment), 0))
+    totals = {s: sum(tally.student_scores.get((s, a), 0.0) for a in regular) for s in students}
+    bonus_totals = {s: sum(tally.student_scores.get((s, a), 0.0) for a in bonus if a in assignments) for s in students}
+    ordered_tasks = sorted(tally.task_rows.values(), key=lambda r: (assignments.index(r.assignment), 0))
     return ClassSummary(
         course_id=results.get("course_id") or "", generated_at=results.get("generated_at"),
         students=students, assignments=assignments, tasks=[r for r in ordered_tasks if r.submissions],
         misconceptions=misconceptions, scores=score_rows, totals=totals,
-        total_max=sum(max_scores.get(a, 0.0) for a in regular), bonus_totals=bonus_totals,
-        flags=flags, failed=failed, n_submissions=len(subs), titles=course_titles)
+        total_max=sum(tally.max_scores.get(a, 0.0) for a in regular), bonus_totals=bonus_totals,
+        flags=tally.flags, failed=tally.failed, n_submissions=len(subs), titles=course_titles)
+
+
+def _assignment_order(subs, course_order, registry_tasks) -> list[str]:
+    """course.yml's order, then the checks registry's, then order of appearance."""
+    seen = list(dict.fromkeys(s.get("assignment_id") for s in subs))
+    order = [a for a in course_order if a in seen] + [a for a in registry_tasks if a in seen and a not in course_order]
+    return order + [a for a in seen if a not in order]
+
+
+def _auto_cells_by_task(sub: dict, checks) -> dict[str, list[dict]]:
+    by_task: dict[str, list[dict]] = defaultdict(list)
+    for cell in sub.get("cells") or []:
+        task = cell_task(cell, checks)
+        if task is not None and _is_auto(cell):
+            by_task[task].append(cell)
+    return by_task
+
+
+def _task_rows(subs, assignments, checks, registry_tasks) -> dict[tuple[str, str], TaskRow]:
+    """The tasks of each assignment graded in some submission, in the registry's (notebook) order."""
+    graded: dict[str, set] = defaultdict(set)
+    for sub in subs:
+        graded[sub.get("assignment_id")] |= set(_auto_cells_by_task(sub, checks))
+    rows = {}
+    for a in assignments:
+        known = registry_tasks.get(a, [])
+        for t in [t for t in known if t in graded[a]] + sorted(graded[a] - set(known)):
+            rows[(a, t)] = TaskRow(a, t)
+    return rows
+
+
+class _Tally:
+    """What :func:`summarise` counts, one submission at a time."""
+
+    def __init__(self, task_rows: dict[tuple[str, str], TaskRow]):
+        self.task_rows = task_rows
+        self.mis_subs: dict[str, set] = defaultdict(set)
+        self.mis_tasks: dict[str, set] = defaultdict(set)
+        self.flags: list[dict] = []
+        self.failed: list[dict] = []
+        self.per_assignment: dict[str, list[float]] = defaultdict(list)
+        self.max_scores: dict[str, float] = {}
+        self.student_scores: dict[tuple[str, str], float] = defaultdict(float)
+
+    def add(self, sub: dict, checks) -> None:
+        a, sid = sub.get("assignment_id"), sub.get("student_id")
+        where = {"student_id": sid, "assignment_id": a, "notebook_id": sub.get("notebook_id")}
+        score = float(sub.get("score") or 0.0)
+        self.per_assignment[a].append(score)
+        self.student_scores[(sid, a)] += score
+        if sub.get("max_score") is not None:
+            self.max_scores[a] = max(self.max_scores.get(a, 0.0), float(sub["max_score"]))
+        self.flags += [{**where, **flag} for flag in sub.get("flags") or []]
+        if sub.get("status") == "failed":
+            self.failed.append({**where, "reason": sub.get("reason") or "(no reason recorded)"})
+        by_task = _auto_cells_by_task(sub, checks)
+        for task in [t for (aa, t) in self.task_rows if aa == a]:
+            self._add_task(self.task_rows[(a, task)], by_task.get(task, []), sid, a, task)
+
+    def _add_task(self, row: TaskRow, cells: list[dict], sid, a, task) -> None:
+        row.submissions += 1
+        row.points = max(row.points, sum(float(c.get("max_score") or 0) for c in cells))
+        if cells and all(c.get("passed") for c in cells):
+            row.passed += 1
+            return
+        ids = {c.get("misconception") for c in cells if not c.get("passed") and c.get("misconception")}
+        if not cells or (ids and ids <= set(NOT_ATTEMPTED)):
+            row.not_attempted += 1
+            return
+        for mid in ids - set(NOT_ATTEMPTED):
+            row.misconceptions[mid] += 1
+            self.mis_subs[mid].add((sid, a))
+            self.mis_tasks[mid].add(task)

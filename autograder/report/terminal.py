@@ -34,15 +34,21 @@ def _shorten(text: str, width: int) -> str:
 
 
 def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flags: int = 20) -> str:
-    """The terminal report."""
-    out: list[str] = []
+    """The terminal report: the class, its tasks, misconceptions, scores, flags and failures."""
     head = f"Class report: {summary.course_id}" if summary.course_id else "Class report"
-    out += [head, "=" * len(head),
-            f"{len(summary.students)} students, {summary.n_submissions} submissions "
-            f"({len(summary.failed)} could not be graded, {summary.flagged_submissions} flagged)"
-            + (f"; graded {summary.generated_at}" if summary.generated_at else ""), ""]
+    out = [head, "=" * len(head),
+           f"{len(summary.students)} students, {summary.n_submissions} submissions "
+           f"({len(summary.failed)} could not be graded, {summary.flagged_submissions} flagged)"
+           + (f"; graded {summary.generated_at}" if summary.generated_at else ""), ""]
+    out += _tasks(summary) + _misconceptions(summary, top, width) + _scores(summary)
+    out += _flags(summary, width, max_flags) + _failed(summary, width)
+    # Student ids, flag evidence and failure reasons come from submissions: no escape sequence of
+    # theirs reaches the instructor's terminal.
+    return terminal_safe("\n".join(out)) + "\n"
 
-    # Tasks
+
+def _tasks(summary: ClassSummary) -> list[str]:
+    out: list[str] = []
     out.append("Tasks: submissions that pass every check of the task")
     if summary.tasks:
         tw = max(len(r.task) for r in summary.tasks)
@@ -56,8 +62,11 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flag
     else:
         out.append("  (no auto-graded cells)")
     out.append("")
+    return out
 
-    # Misconceptions
+
+def _misconceptions(summary: ClassSummary, top: int, width: int) -> list[str]:
+    out: list[str] = []
     out.append(f"Most frequent misconceptions (submissions showing each; top {top})")
     if summary.misconceptions:
         cw = max(len(str(m.count)) for m in summary.misconceptions)
@@ -70,8 +79,11 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flag
     else:
         out.append("  none recognised")
     out.append("")
+    return out
 
-    # Scores
+
+def _scores(summary: ClassSummary) -> list[str]:
+    out: list[str] = []
     out.append("Scores per assignment (graded and failed submissions)")
     aw = max([len(s.assignment) for s in summary.scores] + [10])
     out.append(f"  {'assignment'.ljust(aw)}  subm.  mean  median  min  max   of  distribution (0% → 100%)")
@@ -94,8 +106,11 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flag
             label = f"{10 * i}–{10 * i + 10}%"
             out.append(f"  {label:>8}  {str(c).rjust(3)}  {_bar(c, biggest)}")
         out.append("")
+    return out
 
-    # Flags
+
+def _flags(summary: ClassSummary, width: int, max_flags: int) -> list[str]:
+    out: list[str] = []
     groups = summary.flag_groups
     out.append(f"Flagged submissions ({summary.flagged_submissions} submissions, {len(summary.flags)} flags)")
     if groups:
@@ -116,12 +131,15 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flag
     else:
         out.append("  none")
     out.append("")
+    return out
+
+
+def _failed(summary: ClassSummary, width: int) -> list[str]:
+    out: list[str] = []
     out.append(f"Submissions that could not be graded ({len(summary.failed)})")
     if summary.failed:
         for f in summary.failed:
             out.append(_shorten(f"  {f['student_id']}/{f['assignment_id']}/{f['notebook_id']}: {f['reason']}", width))
     else:
         out.append("  none")
-    # Student ids, flag evidence and failure reasons come from submissions: no escape sequence of
-    # theirs reaches the instructor's terminal.
-    return terminal_safe("\n".join(out)) + "\n"
+    return out
