@@ -146,7 +146,29 @@ def _touches(standin):
     return standin.touches if standin is not None else 0
 
 
+_BOUND = {}  # modules the runner uses after student code has run, bound before it ran
+
+
 def main(job_dir, fd):
+    """Set up (limits, the stand-ins, the calls), say ready, run the cells like Run All, then the calls."""
+    core, standin, skip, cells, calls = _prepare(job_dir)
+    _send(fd, {"event": "ready"})
+    namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
+    for cell in cells:
+        if cell["index"] not in skip:
+            _run_cell(fd, cell, namespace, standin)
+    for call_id, call in calls:
+        _send(fd, {"event": "call", "id": call_id})
+        touches = _touches(standin)
+        outcome, after = _run_call(core, namespace, call)
+        _send_outcome(fd, call_id, outcome, after, _touches(standin) > touches)
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    _send(fd, {"event": "done", "cpu_seconds": usage.ru_utime + usage.ru_stime})
+
+
+def _prepare(job_dir):
+    """Everything before the first line of student code runs: limits, imports, the calls' inputs."""
     with open(os.path.join(job_dir, "job.json")) as f:
         job = json.load(f)
     import resource
@@ -156,6 +178,7 @@ def main(job_dir, fd):
     import io
 
     import numpy as np
+    _BOUND.update(numpy=np, io=io)
     core = _load_by_path("_autograder_core", job["core_path"])
     del sys.modules["_autograder_core"]  # the runner keeps it; `import _autograder_core` finds nothing
     standin = None
@@ -172,47 +195,44 @@ def main(job_dir, fd):
                          {k: _decode(v, arrays) for k, v in spec["kwargs"].items()},
                          value_only=spec["value_only"], measure_peak=spec["measure_peak"])
         calls.append((spec["id"], call))
-    _send(fd, {"event": "ready"})
+    return core, standin, set(job["skip_cells"]), job["cells"], calls
 
-    namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
-    skip = set(job["skip_cells"])
-    for cell in job["cells"]:
-        if cell["index"] in skip:
-            continue
-        _send(fd, {"event": "cell", "index": cell["index"]})
-        error, touches = None, _touches(standin)
-        try:
-            exec(compile(cell["source"], f"<cell {cell['index']}>", "exec"), namespace)
-        except BaseException as exc:  # noqa: BLE001 - a cell may raise anything, SystemExit included
-            error = f"{type(exc).__name__}: {exc}"[:1000]
-        _send(fd, {"event": "cell_end", "index": cell["index"], "error": error,
-                   "standin": _touches(standin) > touches})
 
-    for call_id, call in calls:
-        _send(fd, {"event": "call", "id": call_id})
-        touches = _touches(standin)
-        outcome, after = _run_call(core, namespace, call)
-        used_standin = _touches(standin) > touches
-        out_arrays = {}
-        try:
-            value = _encode(outcome.value, out_arrays)
-        except Exception as exc:  # noqa: BLE001
-            value, out_arrays = None, {}
-            outcome.error = outcome.error or f"TypeError: the answer could not be sent back ({exc})"
-        after_keys = {}
-        for name, array in after.items():
-            after_keys[name] = key = f"after_{name}"
-            out_arrays[key] = array
-        blob = b""
-        if out_arrays:
-            buffer = io.BytesIO()
-            np.savez(buffer, **out_arrays)
-            blob = buffer.getvalue()
-        _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
-                   "after": after_keys, "peak_bytes": outcome.peak_bytes,
-                   "peak_resident_bytes": outcome.peak_resident_bytes, "standin": used_standin}, blob)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    _send(fd, {"event": "done", "cpu_seconds": usage.ru_utime + usage.ru_stime})
+def _run_cell(fd, cell, namespace, standin):
+    _send(fd, {"event": "cell", "index": cell["index"]})
+    error, touches = None, _touches(standin)
+    try:
+        exec(compile(cell["source"], f"<cell {cell['index']}>", "exec"), namespace)
+    except BaseException as exc:  # noqa: BLE001 - a cell may raise anything, SystemExit included
+        error = f"{type(exc).__name__}: {exc}"[:1000]
+    _send(fd, {"event": "cell_end", "index": cell["index"], "error": error, "standin": _touches(standin) > touches})
+
+
+def _send_outcome(fd, call_id, outcome, after, used_standin):
+    """The answer and the array arguments as the call left them, as plain data (never a pickle).
+
+    numpy and io are the modules bound before any student code ran (``_BOUND``), not whatever
+    ``sys.modules`` holds by now.
+    """
+    np, io = _BOUND["numpy"], _BOUND["io"]
+    out_arrays = {}
+    try:
+        value = _encode(outcome.value, out_arrays)
+    except Exception as exc:  # noqa: BLE001
+        value, out_arrays = None, {}
+        outcome.error = outcome.error or f"TypeError: the answer could not be sent back ({exc})"
+    after_keys = {}
+    for name, array in after.items():
+        after_keys[name] = key = f"after_{name}"
+        out_arrays[key] = array
+    blob = b""
+    if out_arrays:
+        buffer = io.BytesIO()
+        np.savez(buffer, **out_arrays)
+        blob = buffer.getvalue()
+    _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
+               "after": after_keys, "peak_bytes": outcome.peak_bytes,
+               "peak_resident_bytes": outcome.peak_resident_bytes, "standin": used_standin}, blob)
 
 
 if __name__ == "__main__":
