@@ -70,78 +70,20 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
     """
     read_fd, write_fd = os.pipe()
     scratch = tempfile.mkdtemp(prefix="scratch-", dir=job_dir.parent) if kind == "subprocess" else "/tmp"
-    env = _env(scratch)
+    group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
     try:
-        if kind == "bubblewrap":
-            cmd = _bwrap_command(job_dir, write_fd, limits, env)
-        else:
-            os.chmod(scratch, 0o777)
-            mpl = Path(env["MPLCONFIGDIR"])
-            for cache in _font_caches():
-                mpl.mkdir(mode=0o777, exist_ok=True)
-                shutil.copyfile(cache, mpl / cache.name)
-            cmd = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(job_dir), str(write_fd)]
-        identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop and kind == "subprocess" else {}
-        group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
-        cmd = group.wrap(cmd)
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                pass_fds=(write_fd,), env=env if kind == "subprocess" else {"PATH": "/usr/bin:/bin"},
-                                cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
+        proc = _start(kind, job_dir, limits, scratch, write_fd, drop, group)
     except BaseException:
         os.close(read_fd)
-        if "group" in locals():
-            group.close()
+        group.close()
         if kind == "subprocess":
             shutil.rmtree(scratch, ignore_errors=True)
         raise
     finally:
         os.close(write_fd)
-    selector = selectors.DefaultSelector()
-    selector.register(read_fd, selectors.EVENT_READ)
-    selector.register(proc.stdout.fileno(), selectors.EVENT_READ)
-    buffer, kept = bytearray(), bytearray()
-    step_deadline = time.monotonic() + STARTUP_SECONDS
-    last_where = run.where
-    ended, exited_at = None, None
+    ended = None
     try:
-        while ended is None:
-            now = time.monotonic()
-            if run.where != last_where:
-                last_where, step_deadline = run.where, now + limits.cell_seconds
-            if run.where[0] == "done":
-                ended = "done"
-                break
-            if now >= deadline:
-                ended = "wall"
-                break
-            if now >= step_deadline:
-                ended = "timeout"
-                break
-            if not selector.get_map():
-                if _exited(proc):
-                    ended = "exited"
-                    break
-                time.sleep(0.02)
-                continue
-            for key, _ in selector.select(min(deadline, step_deadline, now + 0.5) - now):
-                data = os.read(key.fd, 1 << 16)
-                if not data:
-                    selector.unregister(key.fd)
-                    continue
-                if key.fd == read_fd:
-                    run.received += len(data)
-                    buffer += data
-                    if not _read_frames(buffer, run):
-                        ended = "stopped"
-                        break
-                elif len(kept) < KEEP_STDOUT:
-                    kept += data[:KEEP_STDOUT - len(kept)]
-            if ended is None and _exited(proc):
-                # A process the submission forked may still hold the pipes open: give what is in
-                # flight half a second, then stop waiting for it.
-                exited_at = exited_at or time.monotonic()
-                if not selector.get_map() or time.monotonic() - exited_at > 0.5:
-                    ended = "done" if run.where[0] == "done" else "exited"
+        ended, kept = _watch(proc, read_fd, run, limits, deadline)
     finally:
         if ended != "done" or not _exited(proc):
             _kill(proc, kind)
@@ -150,10 +92,73 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
         if kind == "subprocess":
             _kill(proc, kind)  # whatever the submission left running in its process group
             shutil.rmtree(scratch, ignore_errors=True)
-        selector.close()
         os.close(read_fd)
         proc.stdout.close()
     return ended, returncode, kept.decode("utf-8", "replace")
+
+
+def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, drop: bool, group) -> subprocess.Popen:
+    """Start the runner in its sandbox (bwrap, or the subprocess fallback), inside its control group."""
+    env = _env(scratch)
+    if kind == "bubblewrap":
+        cmd = _bwrap_command(job_dir, write_fd, limits, env)
+    else:
+        os.chmod(scratch, 0o777)
+        mpl = Path(env["MPLCONFIGDIR"])
+        for cache in _font_caches():
+            mpl.mkdir(mode=0o777, exist_ok=True)
+            shutil.copyfile(cache, mpl / cache.name)
+        cmd = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(job_dir), str(write_fd)]
+    identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop and kind == "subprocess" else {}
+    return subprocess.Popen(group.wrap(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, pass_fds=(write_fd,),
+                            env=env if kind == "subprocess" else {"PATH": "/usr/bin:/bin"},
+                            cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
+
+
+def _watch(proc: subprocess.Popen, read_fd: int, run: _Run, limits: Limits, deadline: float) -> tuple[str, bytearray]:
+    """Follow the runner's frames and clocks until it is done, hangs, breaks the protocol or exits."""
+    selector = selectors.DefaultSelector()
+    selector.register(read_fd, selectors.EVENT_READ)
+    selector.register(proc.stdout.fileno(), selectors.EVENT_READ)
+    buffer, kept = bytearray(), bytearray()
+    step_deadline = time.monotonic() + STARTUP_SECONDS
+    last_where, exited_at = run.where, None
+    try:
+        while True:
+            now = time.monotonic()
+            if run.where != last_where:
+                last_where, step_deadline = run.where, now + limits.cell_seconds
+            if run.where[0] == "done":
+                return "done", kept
+            if now >= deadline:
+                return "wall", kept
+            if now >= step_deadline:
+                return "timeout", kept
+            if not selector.get_map():
+                if _exited(proc):
+                    return "exited", kept
+                time.sleep(0.02)
+                continue
+            for key, _ in selector.select(min(deadline, step_deadline, now + 0.5) - now):
+                data = os.read(key.fd, 1 << 16)
+                if not data:
+                    selector.unregister(key.fd)
+                elif key.fd == read_fd:
+                    run.received += len(data)
+                    buffer += data
+                    if not _read_frames(buffer, run):
+                        return "stopped", kept
+                elif len(kept) < KEEP_STDOUT:
+                    kept += data[:KEEP_STDOUT - len(kept)]
+            if _exited(proc):
+                # A process the submission forked may still hold the pipes open: give what is in
+                # flight half a second, then stop waiting for it.
+                exited_at = exited_at or time.monotonic()
+                if not selector.get_map() or time.monotonic() - exited_at > 0.5:
+                    return ("done" if run.where[0] == "done" else "exited"), kept
+    finally:
+        selector.close()
 
 
 # ---------------------------------------------------------------- a whole verification
