@@ -174,6 +174,50 @@ def _pick_pair(wrong: list, rng: random.Random, first):
     return rng.choice(candidates) if candidates else None
 
 
+class _Deck:
+    """The wrong answers dealt to the students with a misconception, each once before any repeats."""
+
+    def __init__(self, wrong: list, rng: random.Random):
+        self.wrong, self.rng, self.cards = wrong, rng, []
+
+    def deal(self):
+        if not self.cards:
+            self.cards = list(self.wrong)
+            self.rng.shuffle(self.cards)
+        return self.cards.pop()
+
+
+def _answers_of(kind: str, nb, rng: random.Random, deck: _Deck, wrong: list, right: list, work) -> dict:
+    """What a student of ``kind`` writes in ``nb`` (recorded in ``work``)."""
+    answers = dict(nb.answers)
+    if kind == "blank":
+        answers = {}
+    elif kind == "partial":
+        done = rng.randint(1, max(1, len(nb.order) - 1)) if len(nb.order) > 1 else 0
+        answers = {gid: nb.answers[gid] for gid in nb.order[:done]}
+    elif kind in ("misconception", "two_misconceptions") and wrong:
+        mistakes = [deck.deal()]
+        if kind == "two_misconceptions":
+            second = _pick_pair(wrong, rng, mistakes[0])
+            if second is not None:
+                mistakes.append(second)
+        for v in mistakes:
+            answers.update(v.answers)
+            work.variants.append(v.name)
+            work.misconceptions.append(v.misconception)
+    if kind == "complete" and right:
+        rewritten: set = set()
+        for v in right:  # about half of the right alternatives, on cells not yet rewritten
+            if rng.random() < 0.5 and not set(v.answers) & rewritten:
+                answers.update(v.answers)
+                rewritten |= set(v.answers)
+                work.variants.append(v.name)
+    if answers:
+        answers.update({gid: WRITTEN_ANSWER for gid in nb.written})
+    work.tasks_done = [gid for gid in nb.order if gid in answers]
+    return answers
+
+
 def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, assignments: list[str] | None = None,
                    course_dir: str | Path = PACKAGE_ROOT, variants: list | None = None) -> SyntheticClass:
     """Write a synthetic class under ``out_dir`` and return what each student handed in.
@@ -211,43 +255,10 @@ def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, ass
         usable = [v for v in variants if v.assignment == nb.assignment and set(v.answers) <= set(nb.answers)]
         wrong = [v for v in usable if not v.correct]
         right = [v for v in usable if v.correct]
-        deck: list = []
-
-        def deal():
-            nonlocal deck
-            if not deck:
-                deck = list(wrong)
-                rng.shuffle(deck)
-            return deck.pop()
-
+        deck = _Deck(wrong, rng)
         for student in students:
-            answers = dict(nb.answers)
             work = Work(student.kind, nb.name)
-            if student.kind == "blank":
-                answers = {}
-            elif student.kind == "partial":
-                done = rng.randint(1, max(1, len(nb.order) - 1)) if len(nb.order) > 1 else 0
-                answers = {gid: nb.answers[gid] for gid in nb.order[:done]}
-            elif student.kind in ("misconception", "two_misconceptions") and wrong:
-                mistakes = [deal()]
-                if student.kind == "two_misconceptions":
-                    second = _pick_pair(wrong, rng, mistakes[0])
-                    if second is not None:
-                        mistakes.append(second)
-                for v in mistakes:
-                    answers.update(v.answers)
-                    work.variants.append(v.name)
-                    work.misconceptions.append(v.misconception)
-            if student.kind == "complete" and right:
-                rewritten: set = set()
-                for v in right:  # about half of the right alternatives, on cells not yet rewritten
-                    if rng.random() < 0.5 and not set(v.answers) & rewritten:
-                        answers.update(v.answers)
-                        rewritten |= set(v.answers)
-                        work.variants.append(v.name)
-            if answers:
-                answers.update({gid: WRITTEN_ANSWER for gid in nb.written})
-            work.tasks_done = [gid for gid in nb.order if gid in answers]
+            answers = _answers_of(student.kind, nb, rng, deck, wrong, right, work)
             path = out_dir / student.student_id / nb.assignment / f"{nb.name}.ipynb"
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(fill(nb.release, answers), str(path))
