@@ -197,17 +197,8 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     state = GradingState(course_dir / "reports")
     bundles = {aid: _bundle(course, course_dir, aid, db_url)
                for aid in sorted({s.assignment_id for s in subs})}
-    recorded = _recorded(db_url, course.course_id)
     summary = RunSummary(seed=secrets.randbelow(2**31))  # fresh per run: students cannot know it
-
-    todo = []  # (submission, sha256): bytes are read again when the job is sent, not kept
-    for s in subs:
-        sha = hashlib.sha256(s.read_bytes()).hexdigest()
-        if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
-                s.student_id, s.assignment_id, s.notebook_id, sha):
-            summary.skipped += 1
-        else:
-            todo.append(s)
+    todo = _changed(subs, _recorded(db_url, course.course_id), state, force, summary)
 
     try:
         if todo:
@@ -217,6 +208,19 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
         summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()))
         summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _changed(subs: list[Submission], recorded, state: GradingState, force: bool, summary: RunSummary) -> list:
+    """The submissions to grade: every one with ``force``, else those not recorded with these bytes."""
+    todo = []  # bytes are read again when the job is sent, not kept
+    for s in subs:
+        sha = hashlib.sha256(s.read_bytes()).hexdigest()
+        if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
+                s.student_id, s.assignment_id, s.notebook_id, sha):
+            summary.skipped += 1
+        else:
+            todo.append(s)
+    return todo
 
 
 def _job(course: Course, sub: Submission, seed: int, verify: bool, kernel_sandbox: bool, trusted: bool) -> Job:
