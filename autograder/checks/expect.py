@@ -113,7 +113,13 @@ def allclose(a, b, rtol: float, atol: float) -> bool:
 
 
 def unmodified(outcome: Outcome, call: Call, names: dict[str, str] | None = None) -> None:
-    """Fail if the call modified one of its array arguments."""
+    """Fail if the call gave no answer (it raised, or returned None) or modified one of its array arguments.
+
+    An answer is required: a stub that returns None leaves its input alone too, and must not
+    earn this check's points for it (7 points across 01-03 before).
+    """
+    if value(outcome, call) is None:
+        raise CheckFailed(f"`{call.name}` returned None: did you forget the `return`?", "returns_none")
     if outcome.mutated:
         which = ", ".join(f"`{(names or {}).get(m, m)}`" for m in outcome.mutated)
         raise CheckFailed(f"`{call.name}` modified its input {which}: work on a new array "

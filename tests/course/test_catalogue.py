@@ -46,3 +46,12 @@ def test_correct_answer_written_differently_gets_full_marks(course, variant):
     for seed in (0, 7):
         failed = course.failed(course.fill(variant.assignment, _answers(variant)), variant.assignment, seed=seed)
         assert not failed, {g: v.message for g, v in failed.items()}
+
+
+@pytest.mark.parametrize("assignment", sorted(TASKS))
+def test_functions_that_return_none_earn_nothing(course, assignment):
+    """Issue 14 (4): "inputs unmodified" checks looked only at mutation, so `return None` earned 7 points."""
+    functions = [t for t in TASKS[assignment] if not t.isupper()]
+    nb = course.fill(assignment, {t: f"def {t}(*args, **kwargs):\n    return None" for t in functions})
+    verdicts = [v for v in course.grade(nb, assignment, fast=True) if v.task in functions]
+    assert verdicts and not [v.grade_id for v in verdicts if v.passed]
