@@ -42,7 +42,7 @@ class Grader:
 
     def check(self, task: str) -> None:
         """Print a short verdict for ``task``: which properties hold and which fail."""
-        print(render(task, self.verdicts(task)))
+        print(render(task, self.verdicts(task), hidden_value=_has_hidden_value(task, self.assignment)))
 
     def summary(self) -> None:
         """Print one line per task of the notebook: done, not started, or how many checks fail."""
@@ -51,7 +51,8 @@ class Grader:
             verdicts = self.verdicts(task)
             passed = sum(v.passed for v in verdicts)
             if verdicts and passed == len(verdicts):
-                status = f"{PASS} done"
+                status = f"{PASS} answered (its value is checked when graded)" if _has_hidden_value(
+                    task, self.assignment) else f"{PASS} done"
             elif any(v.misconception in NOT_ATTEMPTED for v in verdicts):
                 status = f"{FAIL} not started"
             else:
@@ -65,8 +66,18 @@ class Grader:
         print("\n".join(lines))
 
 
-def render(task: str, verdicts: list[Verdict]) -> str:
-    """The text of one visible check: a headline and one line per property."""
+def _has_hidden_value(task: str, assignment: str) -> bool:
+    """Whether some check of ``task`` judges its value only when graded (an answer key: see
+    docs/NOTEBOOK_CONVENTIONS.md, "What a visible check may say")."""
+    return any(not c.public for c in checks_for_task(task, assignment))
+
+
+def render(task: str, verdicts: list[Verdict], hidden_value: bool = False) -> str:
+    """The text of one visible check: a headline and one line per property.
+
+    ``hidden_value``: the task's value is judged only when graded, so passing the visible checks
+    means "answered in the expected form", never "right".
+    """
     if not verdicts:
         return f"{task}: no visible checks."
     if all(v.misconception == "not_implemented" for v in verdicts):
@@ -75,8 +86,13 @@ def render(task: str, verdicts: list[Verdict]) -> str:
     if all(v.misconception == "not_defined" for v in verdicts):
         return f"{FAIL} {task}: not done yet. {verdicts[0].message}"
     passed = sum(v.passed for v in verdicts)
-    if passed == len(verdicts):
-        head = f"{PASS} {task}: all {len(verdicts)} checks passed."
+    plural = "check" if len(verdicts) == 1 else "checks"
+    if passed == len(verdicts) and hidden_value:
+        head = (f"{PASS} {task}: answered in the expected form ({len(verdicts)} {plural} passed); whether the value "
+                f"is right is checked only when your notebook is graded.")
+    elif passed == len(verdicts):
+        head = f"{PASS} {task}: all {len(verdicts)} {plural} passed." if len(verdicts) > 1 else \
+            f"{PASS} {task}: the check passed."
     else:
         head = f"{FAIL} {task}: {passed} of {len(verdicts)} checks passed."
     lines = [head]
