@@ -155,7 +155,7 @@ def test_nbgrader_gives_the_solution_full_marks(autograded, assignment):
     assert not solution.messages and not solution.stderr_cells
     texts = ["".join(o.get("text", "") for o in outs) for c, outs in _outputs(nbc, assignment, "solution")
              if c.source.startswith("grader.check(")]
-    assert texts and all("checks passed" in t and "✘" not in t for t in texts), texts
+    assert texts and all(t.startswith("✔") and "passed" in t and "✘" not in t for t in texts), texts
     images = sum("image/png" in o.get("data", {}) for _, outs in _outputs(nbc, assignment, "solution") for o in outs)
     assert images >= NOTEBOOKS[assignment].min_images
 
