@@ -25,7 +25,9 @@ becomes, in ``solutions/`` (and, without the hidden block, in the student versio
     ...
 
 so nbgrader's Validate checks something in every notebook course.yml lists, a new one included,
-with no hand edits; :func:`to_percent` takes the line out again, so the sources stay as written.
+with no hand edits. The build also tags the cell ``raises-exception``, as the stubs that raise are
+tagged: a failing visible line must not stop JupyterLab's Run All. :func:`to_percent` takes the
+line and the tag out again, so the sources stay as written.
 """
 from __future__ import annotations
 
@@ -100,6 +102,25 @@ def strip_visible_line(source: str, grade_id: str) -> str:
     return "\n".join(header + lines[start:])
 
 
+RAISES = "raises-exception"  # the tag that lets Run All go on past a cell that raises
+
+
+def _tag_test_cell(cell, grade_id: str) -> None:
+    tags = list(cell.metadata.get("tags", []))
+    if RAISES in tags:
+        raise ValueError(f"test cell {grade_id!r}: its source already has the tag {RAISES!r}; "
+                         f"`autograder generate` adds it (remove it from the source)")
+    cell.metadata["tags"] = tags + [RAISES]
+
+
+def _untag_test_cell(cell) -> None:
+    tags = [t for t in cell.metadata.get("tags", []) if t != RAISES]
+    if tags:
+        cell.metadata["tags"] = tags
+    else:
+        cell.metadata.pop("tags", None)
+
+
 def _test_grade_id(cell) -> str | None:
     """The grade_id of an nbgrader test cell (code, ``grade`` and not ``solution``), else None."""
     meta = cell.metadata.get("nbgrader") or {}
@@ -121,8 +142,9 @@ def to_percent(nb) -> str:
             cell.metadata[_ID] = cell.pop("id")
         cell.pop("outputs", None)
         cell.pop("execution_count", None)
-        if _test_grade_id(cell):
+        if _test_grade_id(cell) and cell.source != strip_visible_line(cell.source, _test_grade_id(cell)):
             cell.source = strip_visible_line(cell.source, _test_grade_id(cell))
+            _untag_test_cell(cell)
     nb.metadata = {"kernelspec": METADATA["kernelspec"],
                    "jupytext": {"notebook_metadata_filter": "kernelspec", "cell_metadata_filter": "all"}}
     return jupytext.writes(nb, fmt=FORMAT)
@@ -138,8 +160,9 @@ def from_percent(text: str) -> nbformat.NotebookNode:
         make = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell,
                 "raw": nbformat.v4.new_raw_cell}[cell.cell_type]
         new = make(cell.source, metadata=metadata)
-        if _test_grade_id(new):
+        if _test_grade_id(new) and _hidden_start(new.source.split("\n")) is not None:
             new.source = add_visible_line(new.source, _test_grade_id(new))
+            _tag_test_cell(new, _test_grade_id(new))
         if cell_id:
             new.id = cell_id
         out.cells.append(new)

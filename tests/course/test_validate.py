@@ -67,7 +67,10 @@ def test_every_test_cell_has_its_visible_line(assignment, notebook):
         nb = model.read(ROOT / folder / assignment / f"{notebook}.ipynb")
         tests = [c for c in nb.cells if c.is_test and c.meta.get("grade")]
         assert tests, f"{folder}/{assignment} has no test cells"
+        raw = {c.get("id"): c for c in nb.raw["cells"]}
         for cell in tests:
+            # a failing visible line must not stop Run All (JupyterLab stops after an untagged cell that raises)
+            assert sources.RAISES in raw[cell.cell_id]["metadata"].get("tags", []), cell.grade_id
             lines = cell.source.split("\n")
             visible = sources.visible_line(cell.grade_id)
             assert visible in lines, f"{folder}/{assignment}: test cell {cell.grade_id} has no visible line"
@@ -92,6 +95,11 @@ def test_the_build_adds_the_line_and_the_source_keeps_its_format():
     assert "checks only the form of your answer" in key  # an answer key: Validate does not judge its value
     with pytest.raises(ValueError, match="already has the visible line"):
         sources.add_visible_line(built, "softmax_rows_sum_to_one")
+    percent = ('# %% nbgrader={"grade": true, "grade_id": "softmax_rows_sum_to_one", "locked": true, "points": 2, '
+               '"schema_version": 3, "solution": false, "task": false} cell_id="t1"\n' + source + "\n")
+    nb = sources.from_percent(percent)
+    assert nb.cells[0].source == built and nb.cells[0].metadata["tags"] == [sources.RAISES]
+    assert source in sources.to_percent(nb) and sources.RAISES not in sources.to_percent(nb)
 
 
 def test_a_stripped_visible_only_cell_is_grader_code():
@@ -194,7 +202,11 @@ _FAILED_CELL = re.compile(r'grader\.validate\("(\w+)"\)\n\nThe error was:\n\n(.*
 
 
 def _one_wrong_answer(course, assignment):
-    return next(v for v in WRONG if v.assignment == assignment and not v.also_fails and _public_symptom(course, v))
+    """A catalogue wrong answer of ``assignment`` with a public symptom (one that blames no other task first)."""
+    candidates = sorted((v for v in WRONG if v.assignment == assignment and _public_symptom(course, v)),
+                        key=lambda v: bool(v.also_fails))
+    assert candidates, f"{assignment}'s catalogue has no wrong answer that fails on the public example"
+    return candidates[0]
 
 
 @pytest.fixture(scope="module")
@@ -232,5 +244,6 @@ def test_nbgrader_validate_means_something(course, validated, assignment):
     variant = _one_wrong_answer(course, assignment)
     assert wrong.startswith("VALIDATION FAILED ON "), wrong[:300]
     failed = _FAILED_CELL.findall(wrong)
-    assert failed and {CHECKS[g].task for g, _ in failed} == {variant.task}, wrong[:3000]
-    assert all(error.startswith(f"    ValidationFailed:\n    {variant.task}: ") for _, error in failed), wrong[:3000]
+    tasks = {CHECKS[g].task for g, _ in failed}
+    assert variant.task in tasks and tasks <= {variant.task, *variant.also_fails}, wrong[:3000]
+    assert all(error.startswith(f"    ValidationFailed:\n    {CHECKS[g].task}: ") for g, error in failed), wrong[:3000]
