@@ -111,6 +111,23 @@ def test_a_stripped_visible_only_cell_is_grader_code():
         assert not model.is_test_cell({"cell_type": "code", "metadata": {}, "source": source}), source
 
 
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_scan_and_verification_treat_the_visible_line_as_grader_code(assignment):
+    """The static scan flags nothing in a student version, with its nbgrader metadata or stripped of it, and
+    verification (which runs only what ``Cell.python`` gives) runs none of its test cells."""
+    from autograder.sandbox.scan import scan_cells
+
+    raw = (ROOT / "assignments" / assignment / f"{assignment}.ipynb").read_bytes()
+    stripped = model.loads(raw).raw
+    for cell in stripped["cells"]:
+        cell.get("metadata", {}).pop("nbgrader", None)
+    for nb in (model.loads(raw), model.from_json(stripped)):
+        assert scan_cells(nb.code_cells, TASKS[assignment], assignment) == []
+        visible = [c for c in nb.code_cells if "grader.validate(" in c.source]
+        assert len(visible) == len(checks_for_assignment(assignment))
+        assert all(c.is_test and c.python is None for c in visible)
+
+
 # ---------------------------------------------------------------- Grader.validate, in-process
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_untouched_fails_every_test_cell_solved_passes_silently(course, assignment, capfd):
