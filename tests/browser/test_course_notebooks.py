@@ -102,13 +102,13 @@ def _says_not_done(task: str, text: str) -> bool:
             and ("NotImplementedError" in text or "is not defined yet" in text))
 
 
-@pytest.mark.parametrize("assignment", _params("assignments"))
 def _validate_not_done(src, text: str) -> bool:
     """A test cell's visible line (``grader.validate``) failing with "not done yet" on a stub: expected."""
     meta = src.get("metadata", {}).get("nbgrader", {})
     return bool(meta.get("grade")) and not meta.get("solution") and "ValidationFailed" in text and NOT_DONE in text
 
 
+@pytest.mark.parametrize("assignment", _params("assignments"))
 def test_untouched_notebook_reports_stubs_not_done(lab, assignment):
     import nbformat
 
