@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import textwrap
 
-from ..checks import CHECKS, GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_task
+from ..checks import (CHECKS, GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_assignment,
+                      checks_for_task)
 from ..checks.core import PUBLIC_SEED, CheckFailed, Verdict, evaluate, quiet, run_calls
 
 PASS, FAIL = "✔", "✘"
@@ -67,8 +68,7 @@ class Grader:
         ValidationFailed
             When the check fails on the public example (or the answer is not written yet).
         """
-        own = [c for task in TASKS[self.assignment] for c in checks_for_task(task, self.assignment)]
-        if grade_id not in {c.grade_id for c in own}:
+        if grade_id not in {c.grade_id for c in checks_for_assignment(self.assignment)}:
             raise ValueError(f"{grade_id!r} is not a test of {self.assignment}: is the autograder package up to date?")
         if os.environ.get("NBGRADER_EXECUTION") == "autograde":
             return None
