@@ -246,6 +246,82 @@ def restore_test_cells(data: bytes, tests: list[tuple[str, float]]) -> bytes:
     return json.dumps(nb, ensure_ascii=False, indent=1).encode()
 
 
+class Unmatched(NotANotebook):
+    """A notebook whose nbgrader metadata was stripped and whose cells no longer match the released notebook."""
+
+
+def layout(nb: Any) -> list[dict]:
+    """The released notebook's skeleton: ``{"cell_type", "id", "nbgrader"}`` per cell, in order.
+
+    What :func:`restore_metadata` needs of the release (the ``nbgrader`` metadata is None for a
+    cell nbgrader does not track); plain data, so it travels with a grading job.
+    """
+    return [{"cell_type": c.cell_type, "id": c.cell_id, "nbgrader": dict(c.meta) or None}
+            for c in as_notebook(nb).cells]
+
+
+def _matches_by_id(cells: list, release: list[dict]) -> dict[int, dict] | None:
+    """Submitted cell index -> release cell, matched by cell id; None unless every answer cell is found.
+
+    Cell ids survive most editors that drop unknown metadata, and this course's ids carry the
+    grade_id (``c03-dot-product``). A solution cell must keep its type: a code answer in a markdown
+    cell is not the answer. Test and locked cells may be missing or changed (nbgrader restores them).
+    """
+    ids = [c.get("id") for c in cells]
+    found = {}
+    for spec in release:
+        if not spec["nbgrader"]:
+            continue
+        hits = [i for i, cell_id in enumerate(ids) if spec["id"] is not None and cell_id == spec["id"]]
+        if len(hits) > 1:
+            return None
+        if not hits:
+            if spec["nbgrader"].get("solution"):
+                return None
+            continue
+        if spec["nbgrader"].get("solution") and cells[hits[0]].get("cell_type") != spec["cell_type"]:
+            return None
+        found[hits[0]] = spec
+    return found or None
+
+
+def restore_metadata(data: bytes, release: list[dict]) -> bytes:
+    """The notebook with the released notebook's nbgrader metadata put back, when all of it was stripped.
+
+    A notebook saved by another editor may lose every cell's ``metadata.nbgrader``; nbgrader then
+    cannot find a single answer. Its cells are matched to the release (``release``, from
+    :func:`layout`) by cell id, or else one for one by position and cell type, and each matched
+    cell gets the release's metadata, whole: the release decides which cell is a test, which an
+    answer, and the points (a student's cell where a test cell is expected becomes that test cell,
+    whose source nbgrader restores). The bytes come back unchanged when any cell still has
+    nbgrader metadata or the release has none.
+
+    Raises
+    ------
+    Unmatched
+        When the cells can be matched neither way (the message says what the student can do).
+    """
+    nb = json.loads(data.decode("utf-8-sig"))
+    cells = [c for c in nb.get("cells", []) if isinstance(c, Mapping)]
+    if not any(spec["nbgrader"] for spec in release) or any(nbgrader_meta(c) for c in cells):
+        return data
+    found = _matches_by_id(cells, release)
+    if found is None and [c.get("cell_type") for c in cells] == [spec["cell_type"] for spec in release]:
+        found = {i: spec for i, spec in enumerate(release) if spec["nbgrader"]}
+    if found is None:
+        raise Unmatched(
+            f"the notebook's nbgrader metadata was removed (it was probably saved by an editor other than "
+            f"Jupyter), and its cells no longer match the released notebook's, neither by cell id nor one for "
+            f"one in order ({len(cells)} cells submitted, {len(release)} released): download the released "
+            f"notebook again, copy your answers into its answer cells, save it in Jupyter and submit that")
+    for index, spec in found.items():
+        cell = cells[index]
+        if not isinstance(cell.get("metadata"), dict):
+            cell["metadata"] = {}
+        cell["metadata"]["nbgrader"] = json.loads(json.dumps(spec["nbgrader"]))
+    return json.dumps(nb, ensure_ascii=False, indent=1).encode()
+
+
 def read(path: str | Path) -> Notebook:
     """Read a notebook file (see :func:`loads`)."""
     try:

@@ -1,0 +1,82 @@
+"""The jobs a grading run has out: what is sent, what comes back, what is graded again.
+
+The coordinator (:func:`.pipeline._run`) keeps every worker busy plus a little queue, without
+pickling the whole class, and hands what comes back to the batch it records. A job that fails by
+the grader's fault (:mod:`.faults`) is graded again, up to :data:`.faults.ATTEMPTS` times, and then
+reported as a grader error for its submission, never recorded. When a worker dies, every job in
+flight fails with it: each of those submissions is graded again alone, one at a time, so the
+others are graded as usual and only the one that kills its worker even alone is reported.
+"""
+from __future__ import annotations
+
+import time
+
+from . import faults
+
+
+class Flight:
+    """The submissions in flight on ``executor`` and the batch of results not yet recorded."""
+
+    def __init__(self, executor, make_job, todo, batch_seconds: float):
+        self.executor, self.make_job, self.batch_seconds = executor, make_job, batch_seconds
+        self.pending = iter(todo)
+        self.in_flight: dict = {}  # future -> submission
+        self.again: list = []  # failed by a grader fault: graded again
+        self.suspects: list = []  # in flight when a worker died: graded again, alone
+        self.solo: set = set()  # graded alone at least once
+        self.tries: dict = {}  # submission -> grader faults so far
+        self.batch: list = []  # (submission, JobResult) not yet recorded
+        self.oldest = 0.0  # when the batch's first result arrived
+
+    def _send(self, sub) -> None:
+        self.in_flight[self.executor.submit(sub.assignment_id, self.make_job(sub))] = sub
+
+    def fill(self) -> None:
+        """Send jobs until every worker is busy plus a little queue (a suspect only into an empty flight)."""
+        if self.suspects:  # isolate: one suspect at a time, nothing beside it
+            if not self.in_flight:
+                sub = self.suspects.pop(0)
+                self.solo.add(sub)
+                self._send(sub)
+            return
+        while len(self.in_flight) < 2 * self.executor.workers:
+            sub = self.again.pop(0) if self.again else next(self.pending, None)
+            if sub is None:
+                return
+            self._send(sub)
+
+    def wait(self) -> set:
+        """The futures done, waiting no longer than the batch's oldest result may wait to be recorded."""
+        timeout = max(0.0, self.oldest + self.batch_seconds - time.monotonic()) if self.batch else None
+        done, _ = self.executor.wait_any(list(self.in_flight), timeout=timeout)
+        return done
+
+    def settle(self, future, errors: list[str]) -> bool:
+        """Take a finished job: its result joins the batch, a grader fault is graded again or reported in ``errors``.
+
+        Returns whether the submission is finished with (for the progress bar).
+        """
+        sub = self.in_flight.pop(future)
+        try:
+            result = future.result()
+        except Exception as exc:  # noqa: BLE001 - every failure of a job is classified, none is the student's 0
+            return self._fault(sub, faults.of_job(exc), errors)
+        self.oldest = self.oldest if self.batch else time.monotonic()
+        self.batch.append((sub, result))
+        return True
+
+    def _fault(self, sub, fault: faults.Fault, errors: list[str]) -> bool:
+        if fault.cause == "worker died" and sub not in self.solo:
+            self.suspects.append(sub)  # maybe another job killed the worker: no try counted
+            return False
+        self.tries[sub] = self.tries.get(sub, 0) + 1
+        if self.tries[sub] < faults.ATTEMPTS:
+            (self.suspects if sub in self.solo else self.again).append(sub)
+            return False
+        errors.append(faults.report(sub.path, fault, self.tries[sub]))
+        return True
+
+    def batch_due(self, batch_size: int) -> bool:
+        """Whether the batch is full, or its oldest result has waited ``batch_seconds``."""
+        return len(self.batch) >= batch_size or bool(self.batch) and \
+            time.monotonic() - self.oldest >= self.batch_seconds
