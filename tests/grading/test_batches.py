@@ -14,6 +14,7 @@ import pytest
 
 from autograder import api
 from autograder.grading import executors, pipeline
+from autograder.grading.faults import GraderFault
 from autograder.grading.job import JobResult
 
 from .conftest import N_STUDENTS, copy_course
@@ -145,13 +146,63 @@ class CrashPool(FakePool):
 
 def test_a_worker_killed_by_one_notebook_costs_only_that_notebook(course, monkeypatch):
     """Red team 2: one dead worker broke the pool and aborted the class's run, every run. Now the jobs
-    in flight are graded again one at a time; the one that kills its worker alone is recorded as failed."""
+    in flight are graded again one at a time. A dead worker is the grader's fault (issue 13): the one
+    that kills its worker even alone is tried again and then reported as a grader error, never recorded
+    as the student's 0; the others are graded and recorded."""
     root, _ = course
     monkeypatch.setattr(executors, "LocalPool", CrashPool)
     summary = api.grade(root, progress=False, verify=False)
-    assert summary.errors == []
+    assert len(summary.errors) == 1 and "s01" in summary.errors[0] and "worker died (3 tries)" in summary.errors[0]
+    assert "nothing was recorded" in summary.errors[0]
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
-    assert set(subs) == {f"s{i:02d}" for i in range(N_STUDENTS)}  # everyone recorded
-    assert subs["s01"]["status"] == "failed" and "killed the grading process" in subs["s01"]["reason"]
-    assert all(s["status"] == "graded" for sid, s in subs.items() if sid != "s01")
+    assert set(subs) == {f"s{i:02d}" for i in range(N_STUDENTS)} - {"s01"}
+    assert all(s["status"] == "graded" for s in subs.values())
+    assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+
+
+class FaultyPool(FakePool):
+    """A pool whose job of ``student`` fails by the grader's fault its first ``times`` tries."""
+
+    student, times, cause = "s02", 1, "kernel start"
+
+    def __init__(self, bundles, workers=None):
+        super().__init__(bundles, workers)
+        self.tries = 0
+
+    def submit(self, assignment_id, job):
+        if job.student_id == self.student and self.tries < self.times:
+            self.tries += 1
+            future = Future()
+            future.set_exception(GraderFault(self.cause, "the kernel did not start: Kernel died before replying"))
+            return future
+        return super().submit(assignment_id, job)
+
+
+@pytest.mark.parametrize("times", [1, 2])
+def test_a_passing_grader_fault_is_retried_and_the_submission_graded(course, monkeypatch, times):
+    root, _ = course
+    monkeypatch.setattr(FaultyPool, "times", times)
+    monkeypatch.setattr(executors, "LocalPool", FaultyPool)
+    summary = api.grade(root, progress=False, verify=False)
+    assert (summary.graded, summary.failed, summary.errors) == (N_STUDENTS, 0, [])
+    assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+
+
+def test_a_persistent_grader_fault_is_reported_and_never_recorded(course, monkeypatch):
+    root, _ = course
+    monkeypatch.setattr(FaultyPool, "times", 99)
+    monkeypatch.setattr(executors, "LocalPool", FaultyPool)
+    summary = api.grade(root, progress=False, verify=False)
+    assert (summary.graded, summary.failed) == (N_STUDENTS - 1, 0)
+    assert len(summary.errors) == 1
+    assert summary.errors[0].endswith("s02/ps1/ps1.ipynb: kernel start (3 tries): the kernel did not start: Kernel died "
+                                      "before replying; nothing was recorded for this submission, the next run "
+                                      "grades it again")
+    subs = {s["student_id"] for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    assert subs == {f"s{i:02d}" for i in range(N_STUDENTS)} - {"s02"}  # not a 0: not there at all
+    assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+    # the next run grades it again (and only it), and it is recorded once the fault has passed
+    monkeypatch.setattr(FaultyPool, "times", 0)
+    again = api.grade(root, progress=False, verify=False)
+    assert (again.graded, again.skipped, again.errors) == (1, N_STUDENTS - 1, [])
     assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
