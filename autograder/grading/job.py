@@ -29,6 +29,12 @@ from ..notebook import model
 from . import engines, faults, verification
 from .nbconfig import nbgrader_config
 
+#: One job at a time per process. nbgrader's converters edit process-wide state (``os.environ``'s
+#: NBGRADER_EXECUTION, the working directory) and the job clock (:mod:`.timing`) is module-global, so
+#: two jobs in threads of one process (a Dask worker started with ``--nthreads`` above 1) failed each
+#: other's honest students (measured: 5 and 6 of 8 recorded as 0 with 4 threads). Extra threads wait here.
+_ONE_AT_A_TIME = threading.Lock()
+
 #: Notebook output texts that mean "this test cell failed" when there is no traceback.
 _STDERR_MESSAGE = "the cell wrote to stderr (nbgrader scores any stderr output as a failure)"
 
@@ -183,7 +189,7 @@ def grade_job(bundle: AssignmentBundle, job: Job) -> JobResult:
         ``status="failed"`` (with a reason and no cells scored) when the file is not a gradable
         notebook or nbgrader could not process it; never raises for a bad submission.
     """
-    with warnings.catch_warnings():
+    with _ONE_AT_A_TIME, warnings.catch_warnings():
         # nbgrader's gradebook code emits SQLAlchemy "not in session" warnings on every
         # submission (stock nbgrader too); they are noise here, not errors.
         warnings.simplefilter("ignore")
