@@ -25,6 +25,7 @@ class LocalPool:
         # fork: workers start with nbgrader already imported by the coordinator (spawn would
         # pay ~1-2 s of imports per worker).
         self._pool = self._start()
+        self._stopped = False
 
     def _start(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
@@ -42,8 +43,11 @@ class LocalPool:
         BrokenProcessPool, which the coordinator handles) is replaced by a fresh one first.
         """
         try:
+            if self._stopped:
+                raise BrokenProcessPool("its workers were stopped")
             return self._pool.submit(grade_job, self.bundles[assignment_id], job)
         except BrokenProcessPool:
+            self._stopped = False
             dead = list(getattr(self._pool, "_processes", None) or {})
             self._pool.shutdown(wait=False, cancel_futures=True)
             for pid in dead:  # the private folders a killed worker could not remove (submission, gradebook copy)
@@ -56,6 +60,13 @@ class LocalPool:
     def wait_any(futures, timeout: float | None = None):
         """Block until at least one future is done or ``timeout`` seconds pass; return (done, not_done)."""
         return wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
+
+    def stop(self, future) -> None:
+        """Stop a hung job: a pool cannot stop one call, so every worker is killed (the other jobs in
+        flight fail with BrokenProcessPool) and the next submit starts a fresh pool."""
+        for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+            process.kill()
+        self._stopped = True
 
     def close(self, cancel: bool = False) -> None:
         """Shut the pool down (cancelling queued jobs if asked)."""
@@ -79,6 +90,16 @@ class DaskCluster:
         self.workers = max(1, len(self.client.nthreads()))
         # Ship each assignment's bundle to the workers once, not once per job.
         self.bundles = {aid: self.client.scatter(b, broadcast=True) for aid, b in bundles.items()}
+
+    def stop(self, future) -> None:
+        """Stop a hung job: cancel it and restart the worker it is stuck on (its thread holds the worker)."""
+        stuck = [w for w, keys in self.client.processing().items() if future.key in keys]
+        future.cancel()
+        if stuck:
+            try:
+                self.client.restart_workers(stuck, raise_for_error=False)
+            except Exception:  # noqa: BLE001 - a worker that cannot restart times out its next jobs too (reported)
+                pass
 
     def submit(self, assignment_id: str, job: Job):
         """Start grading ``job`` on the cluster; returns a dask future of a JobResult."""

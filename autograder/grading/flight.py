@@ -5,7 +5,10 @@ pickling the whole class, and hands what comes back to the batch it records. A j
 the grader's fault (:mod:`.faults`) is graded again, up to :data:`.faults.ATTEMPTS` times, and then
 reported as a grader error for its submission, never recorded. When a worker dies, every job in
 flight fails with it: each of those submissions is graded again alone, one at a time, so the
-others are graded as usual and only the one that kills its worker even alone is reported.
+others are graded as usual and only the one that kills its worker even alone is reported. A job
+that does not come back within ``job_seconds`` (a step of the grader's own hangs: the kernel's
+watchdog only stops the student's code) is a grader fault too: its worker is stopped (the other
+jobs in flight with it are graded again alone) and it is graded again.
 """
 from __future__ import annotations
 
@@ -17,10 +20,12 @@ from . import faults
 class Flight:
     """The submissions in flight on ``executor`` and the batch of results not yet recorded."""
 
-    def __init__(self, executor, make_job, todo, batch_seconds: float):
+    def __init__(self, executor, make_job, todo, batch_seconds: float, job_seconds: float = float("inf")):
         self.executor, self.make_job, self.batch_seconds = executor, make_job, batch_seconds
+        self.job_seconds = job_seconds
         self.pending = iter(todo)
         self.in_flight: dict = {}  # future -> submission
+        self.sent: dict = {}  # future -> when it was sent (time.monotonic)
         self.again: list = []  # failed by a grader fault: graded again
         self.suspects: list = []  # in flight when a worker died: graded again, alone
         self.solo: set = set()  # graded alone at least once
@@ -29,7 +34,8 @@ class Flight:
         self.oldest = 0.0  # when the batch's first result arrived
 
     def _send(self, sub) -> None:
-        self.in_flight[self.executor.submit(sub.assignment_id, self.make_job(sub))] = sub
+        future = self.executor.submit(sub.assignment_id, self.make_job(sub))
+        self.in_flight[future], self.sent[future] = sub, time.monotonic()
 
     def fill(self) -> None:
         """Send jobs until every worker is busy plus a little queue (a suspect only into an empty flight)."""
@@ -47,9 +53,24 @@ class Flight:
 
     def wait(self) -> set:
         """The futures done, waiting no longer than the batch's oldest result may wait to be recorded."""
-        timeout = max(0.0, self.oldest + self.batch_seconds - time.monotonic()) if self.batch else None
+        ends = [self.oldest + self.batch_seconds] if self.batch else []
+        ends += [min(self.sent[f] for f in self.in_flight) + self.job_seconds] if self.job_seconds < float("inf") else []
+        timeout = max(0.0, min(ends) - time.monotonic()) if ends else None
         done, _ = self.executor.wait_any(list(self.in_flight), timeout=timeout)
         return done
+
+    def overdue(self, errors: list[str]) -> int:
+        """Stop the jobs out for longer than ``job_seconds`` (a grader fault each); how many submissions are finished with."""
+        now, finished = time.monotonic(), 0
+        for future in [f for f in self.in_flight if now - self.sent[f] > self.job_seconds and not f.done()]:
+            sub = self.in_flight.pop(future)
+            self.sent.pop(future)
+            self.executor.stop(future)
+            finished += self._fault(sub, faults.grader(
+                "grader timeout", f"grading did not come back within {self.job_seconds:g} s (the wall-clock limits "
+                                  f"of the student's code plus the grader's own margin): a step of the grader hung"),
+                errors)
+        return finished
 
     def settle(self, future, errors: list[str]) -> bool:
         """Take a finished job: its result joins the batch, a grader fault is graded again or reported in ``errors``.
@@ -57,6 +78,7 @@ class Flight:
         Returns whether the submission is finished with (for the progress bar).
         """
         sub = self.in_flight.pop(future)
+        self.sent.pop(future, None)
         try:
             result = future.result()
         except Exception as exc:  # noqa: BLE001 - every failure of a job is classified, none is the student's 0

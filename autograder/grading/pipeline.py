@@ -30,6 +30,17 @@ TIMESTAMP_BYTES = 256
 BATCH_SIZE = 64
 BATCH_SECONDS = 2.0
 
+#: What a job may take beyond the limits of the student's code (nbgrader's bookkeeping, the
+#: gradebook copy, the sandboxes' start) before the coordinator calls it hung (a grader fault).
+JOB_MARGIN_SECONDS = 120.0
+
+
+def job_seconds(course: Course) -> float:
+    """How long a job may be out before it is stopped as hung: twice (one job may wait for another on
+    its worker) the submission's wall clock plus two verifications (one with the real matplotlib) and the margin."""
+    limits = course.grading
+    return 2 * (limits.submission_timeout + 2 * limits.sandbox.wall_seconds + JOB_MARGIN_SECONDS)
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -268,7 +279,7 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
     from tqdm import tqdm
 
     executor = _executor(course, bundles, len(todo), workers, scheduler)
-    flight = Flight(executor, make_job, todo, BATCH_SECONDS)
+    flight = Flight(executor, make_job, todo, BATCH_SECONDS, job_seconds(course))
     bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)
     ok = False
     try:
@@ -278,6 +289,7 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
                 while flight.in_flight:
                     for future in flight.wait():
                         bar.update(int(flight.settle(future, summary.errors)))
+                    bar.update(flight.overdue(summary.errors))
                     if flight.batch_due(BATCH_SIZE):
                         _commit(gb, course, course_dir, flight.batch, state, summary)
                     flight.fill()

@@ -6,6 +6,7 @@ covered by test_pipeline and test_resume); the gradebook, the state log and the 
 from __future__ import annotations
 
 import json
+import time
 import sqlite3
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -206,3 +207,70 @@ def test_a_persistent_grader_fault_is_reported_and_never_recorded(course, monkey
     again = api.grade(root, progress=False, verify=False)
     assert (again.graded, again.skipped, again.errors) == (1, N_STUDENTS - 1, [])
     assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+
+
+class HangPool(FakePool):
+    """A pool whose job of ``student`` never comes back its first ``hangs`` tries (a grader step hung)."""
+
+    student, hangs = "s02", 1
+
+    def __init__(self, bundles, workers=None):
+        super().__init__(bundles, workers)
+        self.tries, self.stopped = 0, []
+
+    def submit(self, assignment_id, job):
+        if job.student_id == self.student and self.tries < self.hangs:
+            self.tries += 1
+            return Future()  # never done
+        return super().submit(assignment_id, job)
+
+    def wait_any(self, futures, timeout=None):
+        done = {f for f in futures if f.done()}
+        if not done:
+            time.sleep(timeout or 0)
+        return done, set(futures) - done
+
+    def stop(self, future):
+        self.stopped.append(future)
+        future.cancel()
+
+
+@pytest.mark.parametrize("hangs", [1, 99])
+def test_a_job_that_never_comes_back_is_stopped_as_the_grader_s_fault(course, monkeypatch, hangs):
+    """Issue 13: the kernel's watchdog stops the student's code only; a step of the grader's own that hangs
+    (nbgrader's bookkeeping, a gradebook copy) hung the whole run. A job out longer than its bound is stopped
+    and graded again; if it hangs every time it is reported, never recorded as the student's 0."""
+    root, _ = course
+    pools = []
+    monkeypatch.setattr(HangPool, "hangs", hangs)
+    monkeypatch.setattr(executors, "LocalPool", lambda b, w=None: pools.append(HangPool(b, w)) or pools[-1])
+    monkeypatch.setattr(pipeline, "job_seconds", lambda course: 0.3)
+    summary = api.grade(root, progress=False, verify=False)
+    if hangs == 1:
+        assert (summary.graded, summary.errors) == (N_STUDENTS, []) and len(pools[0].stopped) == 1
+        assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+    else:
+        assert summary.graded == N_STUDENTS - 1 and len(pools[0].stopped) == 3
+        assert len(summary.errors) == 1 and "s02" in summary.errors[0]
+        assert "grader timeout (3 tries): grading did not come back within 0.3 s" in summary.errors[0]
+        assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+
+
+def _sleepy(bundle, job):
+    if job == "hang":
+        time.sleep(600)
+    return job
+
+
+def test_a_hung_job_in_the_local_pool_is_stopped_and_the_pool_replaced(monkeypatch):
+    monkeypatch.setattr(executors, "grade_job", _sleepy)
+    pool = executors.LocalPool({"a": None}, workers=2)
+    try:
+        hung, other = pool.submit("a", "hang"), pool.submit("a", "x")
+        assert other.result(timeout=60) == "x"
+        pool.stop(hung)
+        with pytest.raises(BrokenProcessPool):
+            hung.result(timeout=60)
+        assert pool.submit("a", "y").result(timeout=60) == "y"  # a fresh pool
+    finally:
+        pool.close(cancel=True)
