@@ -20,9 +20,10 @@ from . import faults
 class Flight:
     """The submissions in flight on ``executor`` and the batch of results not yet recorded."""
 
-    def __init__(self, executor, make_job, todo, batch_seconds: float, job_seconds: float = float("inf")):
+    def __init__(self, executor, make_job, todo, errors: list[str], batch_seconds: float,
+                 job_seconds: float = float("inf")):
         self.executor, self.make_job, self.batch_seconds = executor, make_job, batch_seconds
-        self.job_seconds = job_seconds
+        self.errors, self.job_seconds = errors, job_seconds  # errors: the persistent grader faults, reported
         self.pending = iter(todo)
         self.in_flight: dict = {}  # future -> submission
         self.sent: dict = {}  # future -> when it was sent (time.monotonic)
@@ -33,23 +34,35 @@ class Flight:
         self.batch: list = []  # (submission, JobResult) not yet recorded
         self.oldest = 0.0  # when the batch's first result arrived
 
-    def _send(self, sub) -> None:
-        future = self.executor.submit(sub.assignment_id, self.make_job(sub))
+    def _send(self, sub) -> int:
+        """Send ``sub``'s job; 1 when it could not be sent and is finished with (reported), else 0."""
+        try:
+            job = self.make_job(sub)  # reads the submission's bytes again
+        except OSError as exc:  # it vanished or cannot be read since it was found: not the student's doing
+            return self._fault(sub, faults.of_host(exc) or faults.grader(
+                "unreadable", f"the submission could not be read ({type(exc).__name__}: {exc})"))
+        future = self.executor.submit(sub.assignment_id, job)
         self.in_flight[future], self.sent[future] = sub, time.monotonic()
+        return 0
 
-    def fill(self) -> None:
-        """Send jobs until every worker is busy plus a little queue (a suspect only into an empty flight)."""
-        if self.suspects:  # isolate: one suspect at a time, nothing beside it
-            if not self.in_flight:
-                sub = self.suspects.pop(0)
-                self.solo.add(sub)
-                self._send(sub)
-            return
+    def fill(self) -> int:
+        """Send jobs until every worker is busy plus a little queue (a suspect only into an empty flight).
+
+        Returns how many submissions are finished with because their job could not be sent.
+        """
+        finished = 0
+        while self.suspects and not self.in_flight:  # isolate: one suspect at a time, nothing beside it
+            sub = self.suspects.pop(0)
+            self.solo.add(sub)
+            finished += self._send(sub)
+        if self.suspects:
+            return finished
         while len(self.in_flight) < 2 * self.executor.workers:
             sub = self.again.pop(0) if self.again else next(self.pending, None)
             if sub is None:
-                return
-            self._send(sub)
+                break
+            finished += self._send(sub)
+        return finished
 
     def wait(self) -> set:
         """The futures done, waiting no longer than the batch's oldest result may wait to be recorded."""
@@ -59,7 +72,7 @@ class Flight:
         done, _ = self.executor.wait_any(list(self.in_flight), timeout=timeout)
         return done
 
-    def overdue(self, errors: list[str]) -> int:
+    def overdue(self) -> int:
         """Stop the jobs out for longer than ``job_seconds`` (a grader fault each); how many submissions are finished with."""
         now, finished = time.monotonic(), 0
         for future in [f for f in self.in_flight if now - self.sent[f] > self.job_seconds and not f.done()]:
@@ -68,12 +81,11 @@ class Flight:
             self.executor.stop(future)
             finished += self._fault(sub, faults.grader(
                 "grader timeout", f"grading did not come back within {self.job_seconds:g} s (the wall-clock limits "
-                                  f"of the student's code plus the grader's own margin): a step of the grader hung"),
-                errors)
+                                  f"of the student's code plus the grader's own margin): a step of the grader hung"))
         return finished
 
-    def settle(self, future, errors: list[str]) -> bool:
-        """Take a finished job: its result joins the batch, a grader fault is graded again or reported in ``errors``.
+    def settle(self, future) -> bool:
+        """Take a finished job: its result joins the batch, a grader fault is graded again or reported.
 
         Returns whether the submission is finished with (for the progress bar).
         """
@@ -82,12 +94,12 @@ class Flight:
         try:
             result = future.result()
         except Exception as exc:  # noqa: BLE001 - every failure of a job is classified, none is the student's 0
-            return self._fault(sub, faults.of_job(exc), errors)
+            return self._fault(sub, faults.of_job(exc))
         self.oldest = self.oldest if self.batch else time.monotonic()
         self.batch.append((sub, result))
         return True
 
-    def _fault(self, sub, fault: faults.Fault, errors: list[str]) -> bool:
+    def _fault(self, sub, fault: faults.Fault) -> bool:
         if fault.cause == "worker died" and sub not in self.solo:
             self.suspects.append(sub)  # maybe another job killed the worker: no try counted
             return False
@@ -95,7 +107,7 @@ class Flight:
         if self.tries[sub] < faults.ATTEMPTS:
             (self.suspects if sub in self.solo else self.again).append(sub)
             return False
-        errors.append(faults.report(sub.path, fault, self.tries[sub]))
+        self.errors.append(faults.report(sub.path, fault, self.tries[sub]))
         return True
 
     def batch_due(self, batch_size: int) -> bool:

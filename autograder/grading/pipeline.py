@@ -233,10 +233,20 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
 
 
 def _changed(subs: list[Submission], recorded, state: GradingState, force: bool, summary: RunSummary) -> list:
-    """The submissions to grade: every one with ``force``, else those not recorded with these bytes."""
+    """The submissions to grade: every one with ``force``, else those not recorded with these bytes.
+
+    A file that cannot be read (it vanished, the host refuses it) is reported as a grader error for
+    that submission only (:mod:`.faults`) and not graded this run.
+    """
     todo = []  # bytes are read again when the job is sent, not kept
     for s in subs:
-        sha = hashlib.sha256(s.read_bytes()).hexdigest()
+        try:
+            sha = hashlib.sha256(s.read_bytes()).hexdigest()
+        except OSError as exc:
+            fault = faults.of_host(exc) or faults.grader("unreadable", f"the submission could not be read "
+                                                                       f"({type(exc).__name__}: {exc})")
+            summary.errors.append(faults.report(s.path, fault, 1))
+            continue
         if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
                 s.student_id, s.assignment_id, s.notebook_id, sha):
             summary.skipped += 1
@@ -279,20 +289,20 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
     from tqdm import tqdm
 
     executor = _executor(course, bundles, len(todo), workers, scheduler)
-    flight = Flight(executor, make_job, todo, BATCH_SECONDS, job_seconds(course))
+    flight = Flight(executor, make_job, todo, summary.errors, BATCH_SECONDS, job_seconds(course))
     bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)
     ok = False
     try:
         with gbk.Gradebook(db_url, course.course_id) as gb:
             try:
-                flight.fill()
+                bar.update(flight.fill())
                 while flight.in_flight:
                     for future in flight.wait():
-                        bar.update(int(flight.settle(future, summary.errors)))
-                    bar.update(flight.overdue(summary.errors))
+                        bar.update(int(flight.settle(future)))
+                    bar.update(flight.overdue())
                     if flight.batch_due(BATCH_SIZE):
                         _commit(gb, course, course_dir, flight.batch, state, summary)
-                    flight.fill()
+                    bar.update(flight.fill())
             finally:  # what has arrived is recorded, after Ctrl-C too
                 _commit(gb, course, course_dir, flight.batch, state, summary)
         ok = True

@@ -274,3 +274,25 @@ def test_a_hung_job_in_the_local_pool_is_stopped_and_the_pool_replaced(monkeypat
         assert pool.submit("a", "y").result(timeout=60) == "y"  # a fresh pool
     finally:
         pool.close(cancel=True)
+
+
+@pytest.mark.parametrize("when", ["found", "sent"])
+def test_a_submission_that_vanishes_is_a_grader_error_for_it_alone(course, monkeypatch, when):
+    """A file deleted (or refused by the host) after it was found crashed the whole run: now it is reported
+    for that submission, the others are graded and recorded."""
+    root, _ = course
+    real, reads = pipeline.Submission.read_bytes, []
+
+    def read_bytes(self):
+        reads.append(self.student_id)
+        if self.student_id == "s01" and (when == "found" or reads.count("s01") > 1):
+            raise FileNotFoundError(2, "No such file or directory", str(self.path))
+        return real(self)
+
+    monkeypatch.setattr(pipeline.Submission, "read_bytes", read_bytes)
+    summary = api.grade(root, progress=False, verify=False)
+    assert summary.graded == N_STUDENTS - 1 and len(summary.errors) == 1
+    tries = "1 try" if when == "found" else "3 tries"
+    assert f"s01/ps1/ps1.ipynb: unreadable ({tries}): the submission could not be read (FileNotFoundError" in \
+        summary.errors[0]
+    assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
