@@ -177,3 +177,23 @@ def test_an_answer_cell_id_found_twice_is_matched_by_order_or_not_at_all():
     nb = _stripped(lambda cs: [cs[0], cs[1], dict(cs[1], source="def square(x): return 1"), cs[2]])
     with pytest.raises(model.Unmatched):
         _restore(nb)
+
+
+@pytest.mark.parametrize("exc, grader_s", [(MemoryError(), True), (OSError(errno.ENOSPC, "disk full"), True),
+                                           (ValueError("an answer that does not decode"), False)])
+def test_verification_that_runs_the_host_out_is_retried_not_withheld(monkeypatch, exc, grader_s):
+    """Fail closed stays for what verification cannot tell apart (withheld, flagged); the grading host
+    running out of memory or disk is the grader's fault: the job fails, the submission is graded again."""
+    from autograder.grading import verification
+
+    def verifier(*args, **kwargs):
+        raise exc
+
+    monkeypatch.setattr(verification, "load_verifier", lambda: verifier)
+    cells = [{"grade_id": "t", "max_score": 1.0, "nbgrader_score": 1.0, "manual": False, "message": None}]
+    if grader_s:
+        with pytest.raises(faults.GraderFault, match="verification"):
+            verification.verify("ps1", b"{}", 1, {}, cells)
+    else:
+        verdicts, flags = verification.verify("ps1", b"{}", 1, {}, cells)
+        assert verdicts["t"]["withheld"] and flags[0]["kind"] == "verification failed"
