@@ -331,9 +331,9 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, u
         (sub / "timestamp.txt").write_text(job.timestamp)
     src = root / "solutions" / aid
     src.mkdir(parents=True)
-    for rel, data in bundle.files.items():
+    for rel, content in bundle.files.items():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        (src / rel).write_bytes(data)
+        (src / rel).write_bytes(content)
 
     config = nbgrader_config(bundle.course, root, db_url=url)
     config.CourseDirectory.assignment_id = aid
