@@ -143,7 +143,7 @@ def of_nbgrader(exc: BaseException | None, log_lines: list[str], marks: dict, *,
                                       "often: it used more memory than the grader allows, ran without end, or "
                                       "ended its own process); run it with Restart & Run All and fix the cell "
                                       "that stops it")
-    if names & _INVALID:
+    if names & _INVALID or any("Inconsistent checksums" in str(e) for e in _chain(exc)):
         reason = next((line for line in log_lines if "Traceback" not in line and "There was an error" not in line),
                       f"{type(exc).__name__}: {exc}")
         return student("notebook invalid", f"nbgrader cannot grade this notebook: {reason}")

@@ -285,41 +285,72 @@ def _matches_by_id(cells: list, release: list[dict]) -> dict[int, dict] | None:
     return found or None
 
 
+def _decides(meta: Mapping) -> tuple:
+    """What a cell's nbgrader metadata decides (the release's always wins): its kind, lock and points."""
+    flags = tuple(bool(meta.get(k)) for k in ("grade", "solution", "locked", "task"))
+    try:
+        points = float(meta.get("points") or 0) if flags[0] or flags[3] else None
+    except (TypeError, ValueError):
+        points = float("nan")  # never equal: the release's points come back
+    return flags + (points,)
+
+
 def restore_metadata(data: bytes, release: list[dict]) -> bytes:
-    """The notebook with the released notebook's nbgrader metadata put back, when all of it was stripped.
+    """The notebook with the released notebook's nbgrader metadata put back where it was stripped or changed.
 
     A notebook saved by another editor may lose every cell's ``metadata.nbgrader``; nbgrader then
     cannot find a single answer. Its cells are matched to the release (``release``, from
     :func:`layout`) by cell id, or else one for one by position and cell type, and each matched
     cell gets the release's metadata, whole: the release decides which cell is a test, which an
     answer, and the points (a student's cell where a test cell is expected becomes that test cell,
-    whose source nbgrader restores). The bytes come back unchanged when any cell still has
-    nbgrader metadata or the release has none.
+    whose source nbgrader restores). In a notebook that kept its metadata, a cell whose grade_id the
+    release knows gets the release's metadata back when the student changed what it decides (a test
+    made an answer, unlocked, or given other points; stock nbgrader then fails the notebook on
+    "Inconsistent checksums"). The bytes come back unchanged when nothing differs.
 
     Raises
     ------
     Unmatched
-        When the cells can be matched neither way (the message says what the student can do).
+        When a stripped notebook's cells can be matched neither way (the message says what the
+        student can do).
     """
     nb = json.loads(data.decode("utf-8-sig"))
     cells = [c for c in nb.get("cells", []) if isinstance(c, Mapping)]
-    if not any(spec["nbgrader"] for spec in release) or any(nbgrader_meta(c) for c in cells):
+    if not any(spec["nbgrader"] for spec in release):
         return data
-    found = _matches_by_id(cells, release)
-    if found is None and [c.get("cell_type") for c in cells] == [spec["cell_type"] for spec in release]:
-        found = {i: spec for i, spec in enumerate(release) if spec["nbgrader"]}
-    if found is None:
-        raise Unmatched(
-            f"the notebook's nbgrader metadata was removed (it was probably saved by an editor other than "
-            f"Jupyter), and its cells no longer match the released notebook's, neither by cell id nor one for "
-            f"one in order ({len(cells)} cells submitted, {len(release)} released): download the released "
-            f"notebook again, copy your answers into its answer cells, save it in Jupyter and submit that")
+    if any(nbgrader_meta(c) for c in cells):
+        found = _changed_by_grade_id(cells, release)
+    else:
+        found = _matches_by_id(cells, release)
+        if found is None and [c.get("cell_type") for c in cells] == [spec["cell_type"] for spec in release]:
+            found = {i: spec for i, spec in enumerate(release) if spec["nbgrader"]}
+        if found is None:
+            raise Unmatched(
+                f"the notebook's nbgrader metadata was removed (it was probably saved by an editor other than "
+                f"Jupyter), and its cells no longer match the released notebook's, neither by cell id nor one for "
+                f"one in order ({len(cells)} cells submitted, {len(release)} released): download the released "
+                f"notebook again, copy your answers into its answer cells, save it in Jupyter and submit that")
+    if not found:
+        return data
     for index, spec in found.items():
         cell = cells[index]
         if not isinstance(cell.get("metadata"), dict):
             cell["metadata"] = {}
         cell["metadata"]["nbgrader"] = json.loads(json.dumps(spec["nbgrader"]))
     return json.dumps(nb, ensure_ascii=False, indent=1).encode()
+
+
+def _changed_by_grade_id(cells: list, release: list[dict]) -> dict[int, dict]:
+    """Submitted cell index -> release cell, for the cells whose grade_id the release knows and whose deciding
+    nbgrader metadata the student changed."""
+    by_grade_id = {spec["nbgrader"].get("grade_id"): spec for spec in release if spec["nbgrader"]}
+    found = {}
+    for index, cell in enumerate(cells):
+        meta = nbgrader_meta(cell)
+        spec = by_grade_id.get(meta.get("grade_id")) if isinstance(meta.get("grade_id"), str) else None
+        if spec is not None and _decides(meta) != _decides(spec["nbgrader"]):
+            found[index] = spec
+    return found
 
 
 def read(path: str | Path) -> Notebook:

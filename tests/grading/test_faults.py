@@ -155,11 +155,26 @@ def test_the_release_decides_which_cell_is_a_test_and_its_points():
         assert not cells[2]["metadata"]["nbgrader"]["solution"]
 
 
-def test_a_notebook_with_any_nbgrader_metadata_is_not_touched():
-    nb = _stripped()
-    nb["cells"][2]["metadata"]["nbgrader"] = _meta("square_two", grade=True, locked=True, points=100)
+def test_an_honest_notebook_is_not_touched():
+    nb = json.loads(json.dumps(RELEASE))
+    nb["cells"][1]["source"] = "def square(x):\n    return x * x"
+    nb["cells"][2]["metadata"]["nbgrader"]["checksum"] = "abc"  # nbgrader's own key: not the student's change
     data = json.dumps(nb).encode()
-    assert model.restore_metadata(data, model.layout(RELEASE)) is data  # nbgrader's gradebook decides the points
+    assert model.restore_metadata(data, model.layout(RELEASE)) is data
+
+
+@pytest.mark.parametrize("change", [dict(points=100), dict(solution=True), dict(locked=False), dict(grade=False)])
+def test_a_test_cell_s_changed_metadata_is_the_release_s_again(change):
+    """Hostile: a test cell made an answer, unlocked or given more points; the scratch cell that claims a
+    grade_id the release does not know is left to nbgrader (which drops the grade_id)."""
+    nb = json.loads(json.dumps(RELEASE))
+    nb["cells"][2]["metadata"]["nbgrader"].update(change)
+    nb["cells"].append({"cell_type": "code", "id": "mine", "metadata": {"nbgrader": _meta("bonus", grade=True,
+                                                                                          points=50)},
+                        "source": "", "outputs": [], "execution_count": None})
+    cells = _restore(nb)
+    assert cells[2]["metadata"]["nbgrader"] == RELEASE["cells"][2]["metadata"]["nbgrader"]
+    assert cells[3]["metadata"]["nbgrader"]["grade_id"] == "bonus"
 
 
 @pytest.mark.parametrize("change", [

@@ -73,6 +73,12 @@ def _stripped_and_broken(root, complete: bytes) -> None:
         if cell["metadata"].get("nbgrader", {}).get("solution") and cell["cell_type"] == "code":
             cell["source"] = "import os\nos._exit(3)"
     write("z_exit", nb)
+    nb = json.loads(complete)  # a test cell made an unlocked answer worth 100 points, its test replaced
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "square_hidden":
+            cell["metadata"]["nbgrader"].update(solution=True, locked=False, points=100)
+            cell["source"] = "pass"
+    write("z_flip", nb)
     write("z_nokernel", json.loads(complete))
 
 
@@ -123,7 +129,7 @@ def odd_class(generated_course, tmp_path_factory):
     return root, summary, subs
 
 
-STRIPPED = {"z_noids", "z_unmatched", "z_hostile", "z_exit"}
+STRIPPED = {"z_noids", "z_unmatched", "z_hostile", "z_exit", "z_flip"}
 
 
 def test_only_the_grader_s_fault_is_a_grader_error_and_everyone_else_is_recorded(odd_class, generated_course):
@@ -167,6 +173,14 @@ def test_stripping_metadata_does_not_turn_a_test_into_an_answer(odd_class):
     assert [(c["grade_id"], c["score"], c["max_score"]) for c in subs["z_hostile"]["cells"]] == \
         [(c["grade_id"], c["score"], c["max_score"]) for c in subs["s02"]["cells"]]
     assert subs["z_hostile"]["score"] == 1.0
+
+
+def test_a_test_cell_turned_into_an_answer_is_a_test_again(odd_class):
+    """Hostile: the release's metadata wins (stock nbgrader failed the notebook on "Inconsistent checksums"):
+    the hidden test runs as released and the points are the release's."""
+    _, _, subs = odd_class
+    assert subs["z_flip"]["status"] == "graded", subs["z_flip"]["reason"]
+    assert subs["z_flip"]["cells"] == subs["s00"]["cells"] and subs["z_flip"]["max_score"] == subs["s00"]["max_score"]
 
 
 def test_code_that_kills_its_own_kernel_is_the_student_s_fault(odd_class):
