@@ -12,7 +12,8 @@ own answer cells). Rules (documented in the README):
   (nbgrader replaces those with the instructor's version, so a student's edit of one never runs),
   or when it is a code cell whose source contains ``### BEGIN HIDDEN TESTS``. Test cells are not
   executed by the graders. A notebook whose nbgrader metadata was stripped therefore runs its
-  (harmless) ``check(...)`` cells.
+  (harmless) ``check(...)`` cells, unless the grading job first puts the release's metadata back
+  (:func:`restore_metadata`: matched by cell id, or one for one by order and type).
 * IPython syntax: a line whose first non-blank character is ``%`` or ``!`` becomes ``pass`` at
   the same indentation (same line numbers, and an indented magic still parses); a cell that
   starts with a cell magic runs its body for ``%%time``, ``%%timeit``, ``%%capture`` and
