@@ -42,3 +42,24 @@ def test_two_workers_of_two_threads_with_verification_equal_stock_nbgrader(stock
     assert comments(root) == comments(stock_graded)
     for sid in (f"s{i:02d}" for i in range(N_STUDENTS)):
         assert _outputs(root, sid) == _outputs(stock_graded, sid)
+
+
+def test_a_hung_job_on_a_dask_worker_is_stopped_and_the_worker_restarted():
+    """A job that never comes back (a step of the grader's own hung) holds its worker: stop() cancels it and
+    restarts that worker, so the next job on a one-worker cluster runs."""
+    import time
+
+    from distributed import Client, LocalCluster
+
+    from autograder.grading.executors import DaskCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=50) as cluster, Client(cluster) as client:
+        executor = DaskCluster({}, client)
+        hung = client.submit(time.sleep, 600, pure=False)
+        deadline = time.monotonic() + 60
+        while not any(client.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        executor.stop(hung)
+        assert hung.cancelled()
+        assert client.submit(sum, [1, 2, 3], pure=False).result(timeout=120) == 6
