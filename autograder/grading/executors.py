@@ -25,6 +25,7 @@ class LocalPool:
         # fork: workers start with nbgrader already imported by the coordinator (spawn would
         # pay ~1-2 s of imports per worker).
         self._pool = self._start()
+        self._stopped = False
 
     def _start(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
@@ -42,8 +43,11 @@ class LocalPool:
         BrokenProcessPool, which the coordinator handles) is replaced by a fresh one first.
         """
         try:
+            if self._stopped:
+                raise BrokenProcessPool("its workers were stopped")
             return self._pool.submit(grade_job, self.bundles[assignment_id], job)
         except BrokenProcessPool:
+            self._stopped = False
             dead = list(getattr(self._pool, "_processes", None) or {})
             self._pool.shutdown(wait=False, cancel_futures=True)
             for pid in dead:  # the private folders a killed worker could not remove (submission, gradebook copy)
@@ -57,35 +61,45 @@ class LocalPool:
         """Block until at least one future is done or ``timeout`` seconds pass; return (done, not_done)."""
         return wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
 
+    def stop(self, future) -> None:
+        """Stop a hung job: a pool cannot stop one call, so every worker is killed (the other jobs in
+        flight fail with BrokenProcessPool) and the next submit starts a fresh pool."""
+        for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+            process.kill()
+        self._stopped = True
+
     def close(self, cancel: bool = False) -> None:
         """Shut the pool down (cancelling queued jobs if asked)."""
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
 class DaskCluster:
-    """An existing dask.distributed cluster at ``address`` (or a Client/cluster object)."""
+    """An existing dask.distributed cluster at ``address`` (or a Client/cluster object).
+
+    Any number of threads per worker is safe (each worker process grades one job at a time);
+    one thread per worker process and ``--nworkers`` per core is what makes a cluster fast.
+    """
 
     def __init__(self, bundles: dict[str, AssignmentBundle], address):
         from distributed import Client
 
         self.client = address if isinstance(address, Client) else Client(address)
         self._own = self.client is not address
-        threads = self.client.nthreads()
-        crowded = sorted(w for w, n in threads.items() if n > 1)
-        if crowded:
-            if self._own:
-                self.client.close()
-            # nbgrader's converters edit os.environ and chdir for the whole process, and jobs share
-            # module state: two jobs in threads of one worker fail each other's students (measured:
-            # 5 and 6 of 8 honest submissions recorded as 0 with 4 threads). One thread per worker
-            # process is safe; --nworkers gives the parallelism.
-            raise ValueError(
-                f"every Dask worker must run one thread: {', '.join(crowded)} run "
-                f"{', '.join(str(threads[w]) for w in crowded)} (start them with `dask worker SCHEDULER "
-                f"--nthreads 1 --nworkers N`); grading refuses rather than record honest students as 0")
-        self.workers = max(1, sum(threads.values()))
+        # Jobs run one at a time per worker process (job._ONE_AT_A_TIME: nbgrader edits process-wide
+        # state), so a worker's extra threads are safe but add no speed: `--nworkers` gives the parallelism.
+        self.workers = max(1, len(self.client.nthreads()))
         # Ship each assignment's bundle to the workers once, not once per job.
         self.bundles = {aid: self.client.scatter(b, broadcast=True) for aid, b in bundles.items()}
+
+    def stop(self, future) -> None:
+        """Stop a hung job: cancel it and restart the worker it is stuck on (its thread holds the worker)."""
+        stuck = [w for w, keys in self.client.processing().items() if future.key in keys]
+        future.cancel()
+        if stuck:
+            try:
+                self.client.restart_workers(stuck, raise_for_error=False)
+            except Exception:  # noqa: BLE001 - a worker that cannot restart times out its next jobs too (reported)
+                pass
 
     def submit(self, assignment_id: str, job: Job):
         """Start grading ``job`` on the cluster; returns a dask future of a JobResult."""

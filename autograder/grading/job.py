@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -25,8 +26,14 @@ from nbgrader.api import Gradebook
 
 from ..config import Course
 from ..notebook import model
-from . import engines, verification
+from . import engines, faults, verification
 from .nbconfig import nbgrader_config
+
+#: One job at a time per process. nbgrader's converters edit process-wide state (``os.environ``'s
+#: NBGRADER_EXECUTION, the working directory) and the job clock (:mod:`.timing`) is module-global, so
+#: two jobs in threads of one process (a Dask worker started with ``--nthreads`` above 1) failed each
+#: other's honest students (measured: 5 and 6 of 8 recorded as 0 with 4 threads). Extra threads wait here.
+_ONE_AT_A_TIME = threading.Lock()
 
 #: Notebook output texts that mean "this test cell failed" when there is no traceback.
 _STDERR_MESSAGE = "the cell wrote to stderr (nbgrader scores any stderr output as a failure)"
@@ -40,6 +47,8 @@ class AssignmentBundle:
     assignment_id: str
     gradebook: bytes  # SQLite gradebook holding this assignment's notebooks and cells, no students
     files: dict[str, bytes] = field(default_factory=dict)  # non-notebook files of solutions/<id>/
+    # notebook id -> the released notebook's cells (model.layout): puts back metadata another editor stripped
+    layouts: dict[str, list[dict]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,8 +112,27 @@ def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
         return f"not a valid notebook: {str(exc).splitlines()[0]}"
     present = {c.grade_id for c in nb.cells}
     if grade_ids and not grade_ids & present:
-        return "nbgrader metadata stripped: none of the graded cells can be identified"
+        return ("nbgrader metadata stripped: none of the graded cells can be identified (the notebook was "
+                "probably saved by an editor other than Jupyter): download the released notebook again, copy "
+                "your answers into its answer cells, save it in Jupyter and submit that")
     return None
+
+
+def admit(bundle: AssignmentBundle, job: Job, grade_ids: set[str]) -> tuple[bytes, faults.Fault | None]:
+    """The notebook to grade (its stripped nbgrader metadata put back) and why it cannot be graded, if so.
+
+    Every reason here is the student's (:mod:`.faults`): a refused file, one that is not a valid
+    notebook, or one whose stripped metadata cannot be matched to the released notebook.
+    """
+    if job.refused:
+        return job.notebook, faults.student("refused", job.refused)
+    try:
+        model.loads(job.notebook)
+        data = model.restore_metadata(job.notebook, bundle.layouts.get(job.notebook_id, []))
+    except model.NotANotebook as exc:  # Unmatched too
+        return job.notebook, faults.student("invalid notebook", str(exc))
+    reason = check_notebook(data, grade_ids)
+    return data, faults.student("invalid notebook", reason) if reason else None
 
 
 def _failure_message(cell) -> str | None:
@@ -161,7 +189,7 @@ def grade_job(bundle: AssignmentBundle, job: Job) -> JobResult:
         ``status="failed"`` (with a reason and no cells scored) when the file is not a gradable
         notebook or nbgrader could not process it; never raises for a bad submission.
     """
-    with warnings.catch_warnings():
+    with _ONE_AT_A_TIME, warnings.catch_warnings():
         # nbgrader's gradebook code emits SQLAlchemy "not in session" warnings on every
         # submission (stock nbgrader too); they are noise here, not errors.
         warnings.simplefilter("ignore")
@@ -169,10 +197,36 @@ def grade_job(bundle: AssignmentBundle, job: Job) -> JobResult:
 
 
 def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
+    """The job's steps: nbgrader in a private folder, then verification, then the flags.
+
+    A failure that is the grader's raises :class:`.faults.GraderFault` (nothing is recorded, the
+    coordinator grades it again); one that is the student's is the result's ``reason``.
+    """
     t0 = time.perf_counter()
+    result = JobResult(job.student_id, bundle.assignment_id, job.notebook_id, job.sha256, "graded", None, [], {},
+                       None, timestamp=job.timestamp)
+    notebook = _autograde(bundle, job, result)
+    verdicts, flags = None, []
+    if result.status == "graded" and job.verify:
+        t1 = time.perf_counter()
+        limits = bundle.course.grading.sandbox.model_dump()
+        # the notebook as graded (its stripped metadata put back): verification must see the same cells
+        verdicts, flags = verification.verify(bundle.assignment_id, notebook, job.seed, limits, result.cells,
+                                              job.trusted)
+        result.timing["verify"] = time.perf_counter() - t1
+    result.verified = verdicts is not None
+    result.cells, result.flags = verification.merge(result.cells, verdicts, flags)
+    if job.timestamp_problem:
+        result.flags.append({"kind": "timestamp unreadable", "grade_id": None, "line": None, "cell": None,
+                             "evidence": f"{job.timestamp_problem}; graded as "
+                                         f"{'late' if job.timestamp else 'on time'} (grading.unreadable_timestamp)"})
+    result.timing["total"] = time.perf_counter() - t0
+    return result
+
+
+def _autograde(bundle: AssignmentBundle, job: Job, result: JobResult) -> bytes:
+    """nbgrader's part of the job, in a private folder: fills ``result``; returns the notebook it graded."""
     aid = bundle.assignment_id
-    result = JobResult(job.student_id, aid, job.notebook_id, job.sha256, "graded", None, [], {}, None,
-                       timestamp=job.timestamp)
     # A fixed private folder per worker thread: the gradebook URL stays the same from job to job,
     # so nbgrader's SQL stays compiled (see engines.py).
     root = Path(tempfile.gettempdir()) / f"autograder-{os.getpid()}-{threading.get_ident()}"
@@ -189,12 +243,13 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
             tests = [(g.name, float(g.max_score)) for g in notebook.grade_cells
                      if g.cell_type == "code" and g.name not in solutions]
             known = {g.name for g in notebook.grade_cells} | solutions
-        reason = job.refused or check_notebook(job.notebook, known)
+        data, fault = admit(bundle, job, known)
         autograded = None
-        if reason is None:
-            reason, autograded = _run_nbgrader(bundle, job, root, url, result.timing, tests)
-        if reason is not None:
-            result.status, result.reason = "failed", reason
+        if fault is None:
+            fault, autograded = _run_nbgrader(bundle, job, data, root, url, result.timing, tests)
+        faults.raise_if_grader(fault)
+        if fault is not None:
+            result.status, result.reason = "failed", fault.message
         result.cells, result.comments = _cell_results(url, bundle.course.course_id, bundle, job,
                                                       autograded) if autograded else _zero_cells(url, bundle, job)
         result.autograded = _bounded(autograded, bundle.course.grading.sandbox.kernel_output_bytes + len(job.notebook)) \
@@ -202,20 +257,7 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     finally:
         engines.reset(url)
         shutil.rmtree(root, ignore_errors=True)
-    verdicts, flags = None, []
-    if result.status == "graded" and job.verify:
-        t1 = time.perf_counter()
-        limits = bundle.course.grading.sandbox.model_dump()
-        verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits, result.cells, job.trusted)
-        result.timing["verify"] = time.perf_counter() - t1
-    result.verified = verdicts is not None
-    result.cells, result.flags = verification.merge(result.cells, verdicts, flags)
-    if job.timestamp_problem:
-        result.flags.append({"kind": "timestamp unreadable", "grade_id": None, "line": None, "cell": None,
-                             "evidence": f"{job.timestamp_problem}; graded as "
-                                         f"{'late' if job.timestamp else 'on time'} (grading.unreadable_timestamp)"})
-    result.timing["total"] = time.perf_counter() - t0
-    return result
+    return data
 
 
 def _bounded(autograded, limit: int) -> bytes:
@@ -247,11 +289,11 @@ def _zero_cells(url: str, bundle: AssignmentBundle, job: Job) -> tuple[list, dic
     return cells, {}
 
 
-def _expire(fired: threading.Event) -> None:
-    """The submission's wall-clock limit is up: kill its kernel (nbgrader then fails the run)."""
+def _expire(fired: dict) -> None:
+    """The submission's wall-clock limit is up: note how far it got, kill its kernel (nbgrader then fails the run)."""
     from .timing import clock
 
-    fired.set()
+    fired["marks"] = set(clock.marks)  # whose time ran out: the student's cells, or a step of the grader's
     clock.kill_kernel()
 
 
@@ -261,14 +303,17 @@ class _ErrorLog(logging.Handler):
     def __init__(self):
         super().__init__(logging.ERROR)
         self.lines: list[str] = []
+        self.exc: BaseException | None = None  # the first exception nbgrader caught and logged
 
     def emit(self, record):
         self.lines.append(record.getMessage())
+        # nbgrader logs from inside its ``except`` block: the exception it caught is still current
+        self.exc = self.exc or sys.exc_info()[1] or (record.exc_info[1] if record.exc_info else None)
 
 
-def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timing: dict,
-                  tests: list[tuple[str, float]]) -> tuple[str | None, object]:
-    """Run nbgrader's Autograde converter in ``root``; return (failure reason, autograded nb).
+def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, url: str, timing: dict,
+                  tests: list[tuple[str, float]]) -> tuple[faults.Fault | None, object]:
+    """Run nbgrader's Autograde converter in ``root`` on ``data``; return (its failure classified, autograded nb).
 
     The submission is first made gradable the way Run All would read it: a grade_id repeated on
     several cells stays on the last, and a test cell the student deleted is appended (``tests``).
@@ -281,14 +326,14 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
     sub = root / "submitted" / sid / aid
     sub.mkdir(parents=True)
-    (sub / f"{nid}.ipynb").write_bytes(model.restore_test_cells(model.last_definition_wins(job.notebook), tests))
+    (sub / f"{nid}.ipynb").write_bytes(model.restore_test_cells(model.last_definition_wins(data), tests))
     if job.timestamp:
         (sub / "timestamp.txt").write_text(job.timestamp)
     src = root / "solutions" / aid
     src.mkdir(parents=True)
-    for rel, data in bundle.files.items():
+    for rel, content in bundle.files.items():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        (src / rel).write_bytes(data)
+        (src / rel).write_bytes(content)
 
     config = nbgrader_config(bundle.course, root, db_url=url)
     config.CourseDirectory.assignment_id = aid
@@ -307,7 +352,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
         execute if p.__name__ == "Execute" else p for p in converter.autograde_preprocessors]
     clock.reset()
     limit = bundle.course.grading.submission_timeout
-    fired = threading.Event()
+    fired: dict = {}
     watchdog = threading.Timer(limit, _expire, args=(fired,))
     watchdog.daemon = True
     try:
@@ -316,11 +361,8 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
         # default, and the scores recorded are the verified ones, drawn from the seed outside it.
         converter.start()
     except Exception as exc:  # NbGraderException, or anything nbgrader let through
-        if fired.is_set():
-            return f"the submission ran past its wall-clock limit of {limit:g} s", None
-        reason = next((line for line in errors.lines if "Traceback" not in line and "There was an error" not in line),
-                      f"nbgrader failed: {exc}")
-        return " ".join(reason.split())[:2000], None  # the whole message, not its last line
+        return faults.of_nbgrader(errors.exc or exc, errors.lines, dict(clock.marks), fired=fired.get("marks"),
+                                  limit=limit), None
     finally:
         watchdog.cancel()
         timing.update(clock.split())

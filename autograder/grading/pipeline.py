@@ -12,7 +12,10 @@ from pathlib import Path
 from nbgrader.utils import parse_utc
 
 from ..config import Course, load_course, validate_course
+from ..notebook import model
+from . import faults
 from . import gradebook as gbk
+from .flight import Flight
 from .job import AssignmentBundle, Job, JobResult
 from .nbconfig import absolute_db_url, alembic_on_path
 from .record import record_batch
@@ -26,6 +29,17 @@ TIMESTAMP_BYTES = 256
 #: for its batch to be written. A killed run loses at most a batch (graded again on resume).
 BATCH_SIZE = 64
 BATCH_SECONDS = 2.0
+
+#: What a job may take beyond the limits of the student's code (nbgrader's bookkeeping, the
+#: gradebook copy, the sandboxes' start) before the coordinator calls it hung (a grader fault).
+JOB_MARGIN_SECONDS = 120.0
+
+
+def job_seconds(course: Course) -> float:
+    """How long a job may be out before it is stopped as hung: twice (one job may wait for another on
+    its worker) the submission's wall clock plus two verifications (one with the real matplotlib) and the margin."""
+    limits = course.grading
+    return 2 * (limits.submission_timeout + 2 * limits.sandbox.wall_seconds + JOB_MARGIN_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -109,7 +123,7 @@ class RunSummary:
     seconds: float = 0.0
     seed: int = 0
     results: list[JobResult] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # grader-side failures, retried next run
+    errors: list[str] = field(default_factory=list)  # grader faults that persisted (.faults), graded again next run
     csv: Path | None = None
     json: Path | None = None
 
@@ -126,11 +140,19 @@ def find_submissions(course: Course, submissions_dir: str | Path, assignments: l
 
 
 def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> AssignmentBundle:
+    """What a worker needs of assignment ``aid``: its prepared gradebook, its other files, its notebooks' cells.
+
+    The cells (:func:`.model.layout`) are read from the source notebook in ``solutions/``: its
+    cells, ids, order and nbgrader metadata are the released notebook's (nbgrader's release only
+    removes the solutions' code and the hidden tests from the cells' sources).
+    """
     gbk.ensure_assignment(course, course_dir, aid, db_url)
     src = course_dir / "solutions" / aid
     files = {str(p.relative_to(src)): p.read_bytes() for p in sorted(src.rglob("*"))
              if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts} if src.exists() else {}
-    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files)
+    layouts = {nid: model.layout(src / f"{nid}.ipynb") for nid in course.assignment(aid).notebooks
+               if (src / f"{nid}.ipynb").is_file()}
+    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files, layouts)
 
 
 def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:
@@ -211,10 +233,20 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
 
 
 def _changed(subs: list[Submission], recorded, state: GradingState, force: bool, summary: RunSummary) -> list:
-    """The submissions to grade: every one with ``force``, else those not recorded with these bytes."""
+    """The submissions to grade: every one with ``force``, else those not recorded with these bytes.
+
+    A file that cannot be read (it vanished, the host refuses it) is reported as a grader error for
+    that submission only (:mod:`.faults`) and not graded this run.
+    """
     todo = []  # bytes are read again when the job is sent, not kept
     for s in subs:
-        sha = hashlib.sha256(s.read_bytes()).hexdigest()
+        try:
+            sha = hashlib.sha256(s.read_bytes()).hexdigest()
+        except OSError as exc:
+            fault = faults.of_host(exc) or faults.grader("unreadable", f"the submission could not be read "
+                                                                       f"({type(exc).__name__}: {exc})")
+            summary.errors.append(faults.report(s.path, fault, 1))
+            continue
         if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
                 s.student_id, s.assignment_id, s.notebook_id, sha):
             summary.skipped += 1
@@ -253,83 +285,39 @@ def _require_sandbox(unsafe: bool, trusted: bool = False) -> bool:
 
 
 def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress, make_job):
+    """Grade ``todo`` on the executor and record the results in batches as they arrive (see :mod:`.flight`)."""
     from tqdm import tqdm
 
-    from .executors import DaskCluster, LocalPool
-
-    workers = workers or course.grading.workers
-    executor = DaskCluster(bundles, scheduler) if scheduler is not None else LocalPool(
-        bundles, min(workers or os.cpu_count() or 1, len(todo)))
-    pending = iter(todo)
-    in_flight = {}
-    # Submissions that were in flight when a worker died: each is graded again alone, so the one
-    # that kills its worker is found (and recorded as failed) and the others are graded as usual.
-    suspects: list[Submission] = []
-    solo: set[Submission] = set()
-    batch: list[tuple[Submission, JobResult]] = []
+    executor = _executor(course, bundles, len(todo), workers, scheduler)
+    flight = Flight(executor, make_job, todo, summary.errors, BATCH_SECONDS, job_seconds(course))
     bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)
     ok = False
     try:
         with gbk.Gradebook(db_url, course.course_id) as gb:
-            def fill():
-                if suspects:  # isolate: one suspect at a time, nothing beside it
-                    if not in_flight:
-                        sub = suspects.pop(0)
-                        solo.add(sub)
-                        in_flight[executor.submit(sub.assignment_id, make_job(sub))] = sub
-                    return
-                # Keep every worker busy plus a little queue, without pickling the whole class.
-                while len(in_flight) < 2 * executor.workers:
-                    sub = next(pending, None)
-                    if sub is None:
-                        return
-                    in_flight[executor.submit(sub.assignment_id, make_job(sub))] = sub
-
-            oldest = 0.0  # when the batch's first result arrived
             try:
-                fill()
-                while in_flight:
-                    timeout = max(0.0, oldest + BATCH_SECONDS - time.monotonic()) if batch else None
-                    done, _ = executor.wait_any(list(in_flight), timeout=timeout)
-                    for fut in done:
-                        sub = in_flight.pop(fut)
-                        try:
-                            result = fut.result()
-                        except Exception as exc:
-                            if not _worker_died(exc):  # the grader's fault: unrecorded, graded again next run
-                                bar.update(1)
-                                summary.errors.append(f"{sub.path}: {type(exc).__name__}: {exc}")
-                                continue
-                            if sub not in solo:
-                                suspects.append(sub)  # graded again, alone
-                                continue
-                            result = _crashed(sub, exc)  # it killed its worker alone: the submission's doing
-                        bar.update(1)
-                        oldest = oldest if batch else time.monotonic()
-                        batch.append((sub, result))
-                    if len(batch) >= BATCH_SIZE or batch and time.monotonic() - oldest >= BATCH_SECONDS:
-                        _commit(gb, course, course_dir, batch, state, summary)
-                    fill()
+                bar.update(flight.fill())
+                while flight.in_flight:
+                    for future in flight.wait():
+                        bar.update(int(flight.settle(future)))
+                    bar.update(flight.overdue())
+                    if flight.batch_due(BATCH_SIZE):
+                        _commit(gb, course, course_dir, flight.batch, state, summary)
+                    bar.update(flight.fill())
             finally:  # what has arrived is recorded, after Ctrl-C too
-                _commit(gb, course, course_dir, batch, state, summary)
+                _commit(gb, course, course_dir, flight.batch, state, summary)
         ok = True
     finally:
         bar.close()
         executor.close(cancel=not ok)
 
 
-def _worker_died(exc: BaseException) -> bool:
-    """Whether a job failed because its worker process died (the pool's, or Dask's, word for it)."""
-    return type(exc).__name__ in ("BrokenProcessPool", "KilledWorker")
+def _executor(course: Course, bundles, jobs: int, workers: int | None, scheduler):
+    """The Dask cluster at ``scheduler``, else a local pool of ``workers`` (``grading.workers``, or one per core)."""
+    from .executors import DaskCluster, LocalPool
 
-
-def _crashed(sub: Submission, exc: BaseException) -> JobResult:
-    """The failed result of a submission whose grading killed the worker even when it ran alone."""
-    reason = ("grading this notebook killed the grading process even when it ran alone (most often its "
-              "outputs or its memory grew without bound); it is recorded as failed, not retried: fix the "
-              f"notebook and submit it again ({type(exc).__name__})")
-    return JobResult(sub.student_id, sub.assignment_id, sub.notebook_id, hashlib.sha256(sub.read_bytes()).hexdigest(),
-                     "failed", reason, [], {}, None)
+    if scheduler is not None:
+        return DaskCluster(bundles, scheduler)
+    return LocalPool(bundles, min(workers or course.grading.workers or os.cpu_count() or 1, jobs))
 
 
 def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], state, summary) -> None:
@@ -349,7 +337,9 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
     except Exception as exc:  # noqa: BLE001 - one bad row must not cost the batch: record them one by one
         if len(batch) == 1:
             sub, _ = batch.pop()
-            summary.errors.append(f"{sub.path}: could not be recorded ({type(exc).__name__}: {exc})")
+            fault = faults.of_host(exc) or faults.grader("gradebook write", f"the results could not be recorded "
+                                                                            f"({type(exc).__name__}: {exc})")
+            summary.errors.append(faults.report(sub.path, fault, 2))  # the batch, then the submission alone
             return
         for item in list(batch):
             single = [item]

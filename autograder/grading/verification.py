@@ -22,6 +22,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import faults
+
 
 def _get(obj: Any, name: str, default=None):
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
@@ -143,7 +145,9 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
     ------
     SandboxError
         When the sandbox cannot start (a fault of the grading host, not of the submission): the
-        job fails, nothing is recorded, and the next run grades the submission again.
+        job fails, nothing is recorded, and the submission is graded again (:mod:`.faults`).
+    GraderFault
+        When the grading host ran out of memory, disk or descriptors during verification (the same).
     """
     from autograder.sandbox import SandboxError
 
@@ -164,6 +168,9 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
     except SandboxError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever went wrong, the points are withheld, not guessed
+        host = faults.of_host(exc)
+        if host is not None:  # the grading host ran out (memory, disk, descriptors): graded again, not withheld
+            raise faults.GraderFault(host.cause, f"verification: {host.message}") from exc
         return failed_verdicts(cells or [], f"{type(exc).__name__}: {exc}")
 
 

@@ -14,7 +14,8 @@ own answer cells). Rules (documented in the README):
   only code is a test cell's visible line ``grader.validate("<grade_id>")`` (the student version
   of a test cell whose metadata was stripped: grader code, not the student's). Test cells are not
   executed by the graders. A notebook whose nbgrader metadata was stripped therefore runs its
-  (harmless) ``check(...)`` cells.
+  (harmless) ``check(...)`` cells, unless the grading job first puts the release's metadata back
+  (:func:`restore_metadata`: matched by cell id, or one for one by order and type).
 * IPython syntax: a line whose first non-blank character is ``%`` or ``!`` becomes ``pass`` at
   the same indentation (same line numbers, and an indented magic still parses); a cell that
   starts with a cell magic runs its body for ``%%time``, ``%%timeit``, ``%%capture`` and
@@ -256,6 +257,113 @@ def restore_test_cells(data: bytes, tests: list[tuple[str, float]]) -> bytes:
                       "metadata": {"nbgrader": {"grade": True, "grade_id": grade_id, "locked": True, "points": points,
                                                 "schema_version": 3, "solution": False, "task": False}}})
     return json.dumps(nb, ensure_ascii=False, indent=1).encode()
+
+
+class Unmatched(NotANotebook):
+    """A notebook whose nbgrader metadata was stripped and whose cells no longer match the released notebook."""
+
+
+def layout(nb: Any) -> list[dict]:
+    """The released notebook's skeleton: ``{"cell_type", "id", "nbgrader"}`` per cell, in order.
+
+    What :func:`restore_metadata` needs of the release (the ``nbgrader`` metadata is None for a
+    cell nbgrader does not track); plain data, so it travels with a grading job.
+    """
+    return [{"cell_type": c.cell_type, "id": c.cell_id, "nbgrader": dict(c.meta) or None}
+            for c in as_notebook(nb).cells]
+
+
+def _matches_by_id(cells: list, release: list[dict]) -> dict[int, dict] | None:
+    """Submitted cell index -> release cell, matched by cell id; None unless every answer cell is found.
+
+    Cell ids survive most editors that drop unknown metadata, and this course's ids carry the
+    grade_id (``c03-dot-product``). A solution cell must keep its type: a code answer in a markdown
+    cell is not the answer. Test and locked cells may be missing or changed (nbgrader restores them).
+    """
+    ids = [c.get("id") for c in cells]
+    found = {}
+    for spec in release:
+        if not spec["nbgrader"]:
+            continue
+        hits = [i for i, cell_id in enumerate(ids) if spec["id"] is not None and cell_id == spec["id"]]
+        if len(hits) > 1:
+            return None
+        if not hits:
+            if spec["nbgrader"].get("solution"):
+                return None
+            continue
+        if spec["nbgrader"].get("solution") and cells[hits[0]].get("cell_type") != spec["cell_type"]:
+            return None
+        found[hits[0]] = spec
+    return found or None
+
+
+def _decides(meta: Mapping) -> tuple:
+    """What a cell's nbgrader metadata decides (the release's always wins): its kind, lock and points."""
+    flags = tuple(bool(meta.get(k)) for k in ("grade", "solution", "locked", "task"))
+    try:
+        points = float(meta.get("points") or 0) if flags[0] or flags[3] else None
+    except (TypeError, ValueError):
+        points = float("nan")  # never equal: the release's points come back
+    return flags + (points,)
+
+
+def restore_metadata(data: bytes, release: list[dict]) -> bytes:
+    """The notebook with the released notebook's nbgrader metadata put back where it was stripped or changed.
+
+    A notebook saved by another editor may lose every cell's ``metadata.nbgrader``; nbgrader then
+    cannot find a single answer. Its cells are matched to the release (``release``, from
+    :func:`layout`) by cell id, or else one for one by position and cell type, and each matched
+    cell gets the release's metadata, whole: the release decides which cell is a test, which an
+    answer, and the points (a student's cell where a test cell is expected becomes that test cell,
+    whose source nbgrader restores). In a notebook that kept its metadata, a cell whose grade_id the
+    release knows gets the release's metadata back when the student changed what it decides (a test
+    made an answer, unlocked, or given other points; stock nbgrader then fails the notebook on
+    "Inconsistent checksums"). The bytes come back unchanged when nothing differs.
+
+    Raises
+    ------
+    Unmatched
+        When a stripped notebook's cells can be matched neither way (the message says what the
+        student can do).
+    """
+    nb = json.loads(data.decode("utf-8-sig"))
+    cells = [c for c in nb.get("cells", []) if isinstance(c, Mapping)]
+    if not any(spec["nbgrader"] for spec in release):
+        return data
+    if any(nbgrader_meta(c) for c in cells):
+        found = _changed_by_grade_id(cells, release)
+    else:
+        found = _matches_by_id(cells, release)
+        if found is None and [c.get("cell_type") for c in cells] == [spec["cell_type"] for spec in release]:
+            found = {i: spec for i, spec in enumerate(release) if spec["nbgrader"]}
+        if found is None:
+            raise Unmatched(
+                f"the notebook's nbgrader metadata was removed (it was probably saved by an editor other than "
+                f"Jupyter), and its cells no longer match the released notebook's, neither by cell id nor one for "
+                f"one in order ({len(cells)} cells submitted, {len(release)} released): download the released "
+                f"notebook again, copy your answers into its answer cells, save it in Jupyter and submit that")
+    if not found:
+        return data
+    for index, spec in found.items():
+        cell = cells[index]
+        if not isinstance(cell.get("metadata"), dict):
+            cell["metadata"] = {}
+        cell["metadata"]["nbgrader"] = json.loads(json.dumps(spec["nbgrader"]))
+    return json.dumps(nb, ensure_ascii=False, indent=1).encode()
+
+
+def _changed_by_grade_id(cells: list, release: list[dict]) -> dict[int, dict]:
+    """Submitted cell index -> release cell, for the cells whose grade_id the release knows and whose deciding
+    nbgrader metadata the student changed."""
+    by_grade_id = {spec["nbgrader"].get("grade_id"): spec for spec in release if spec["nbgrader"]}
+    found = {}
+    for index, cell in enumerate(cells):
+        meta = nbgrader_meta(cell)
+        spec = by_grade_id.get(meta.get("grade_id")) if isinstance(meta.get("grade_id"), str) else None
+        if spec is not None and _decides(meta) != _decides(spec["nbgrader"]):
+            found[index] = spec
+    return found
 
 
 def read(path: str | Path) -> Notebook:

@@ -75,7 +75,7 @@ def stock_graded(generated_course, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def parallel_graded(generated_course, tmp_path_factory):
-    """A copy of the course (plus two broken files) graded by ``api.grade`` with 2 workers."""
+    """A copy of the course (plus a broken file and one stripped of its metadata) graded by ``api.grade`` with 2 workers."""
     root = copy_course(generated_course, tmp_path_factory.mktemp("parallel") / "course")
     for sid, data in {"z_text": b"just some text", "z_stripped": None}.items():
         path = root / "submitted" / sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

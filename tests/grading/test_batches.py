@@ -6,6 +6,7 @@ covered by test_pipeline and test_resume); the gradebook, the state log and the 
 from __future__ import annotations
 
 import json
+import time
 import sqlite3
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -14,6 +15,7 @@ import pytest
 
 from autograder import api
 from autograder.grading import executors, pipeline
+from autograder.grading.faults import GraderFault
 from autograder.grading.job import JobResult
 
 from .conftest import N_STUDENTS, copy_course
@@ -145,13 +147,152 @@ class CrashPool(FakePool):
 
 def test_a_worker_killed_by_one_notebook_costs_only_that_notebook(course, monkeypatch):
     """Red team 2: one dead worker broke the pool and aborted the class's run, every run. Now the jobs
-    in flight are graded again one at a time; the one that kills its worker alone is recorded as failed."""
+    in flight are graded again one at a time. A dead worker is the grader's fault (issue 13): the one
+    that kills its worker even alone is tried again and then reported as a grader error, never recorded
+    as the student's 0; the others are graded and recorded."""
     root, _ = course
     monkeypatch.setattr(executors, "LocalPool", CrashPool)
     summary = api.grade(root, progress=False, verify=False)
-    assert summary.errors == []
+    assert len(summary.errors) == 1 and "s01" in summary.errors[0] and "worker died (3 tries)" in summary.errors[0]
+    assert "nothing was recorded" in summary.errors[0]
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
-    assert set(subs) == {f"s{i:02d}" for i in range(N_STUDENTS)}  # everyone recorded
-    assert subs["s01"]["status"] == "failed" and "killed the grading process" in subs["s01"]["reason"]
-    assert all(s["status"] == "graded" for sid, s in subs.items() if sid != "s01")
+    assert set(subs) == {f"s{i:02d}" for i in range(N_STUDENTS)} - {"s01"}
+    assert all(s["status"] == "graded" for s in subs.values())
+    assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+
+
+class FaultyPool(FakePool):
+    """A pool whose job of ``student`` fails by the grader's fault its first ``times`` tries."""
+
+    student, times, cause = "s02", 1, "kernel start"
+
+    def __init__(self, bundles, workers=None):
+        super().__init__(bundles, workers)
+        self.tries = 0
+
+    def submit(self, assignment_id, job):
+        if job.student_id == self.student and self.tries < self.times:
+            self.tries += 1
+            future = Future()
+            future.set_exception(GraderFault(self.cause, "the kernel did not start: Kernel died before replying"))
+            return future
+        return super().submit(assignment_id, job)
+
+
+@pytest.mark.parametrize("times", [1, 2])
+def test_a_passing_grader_fault_is_retried_and_the_submission_graded(course, monkeypatch, times):
+    root, _ = course
+    monkeypatch.setattr(FaultyPool, "times", times)
+    monkeypatch.setattr(executors, "LocalPool", FaultyPool)
+    summary = api.grade(root, progress=False, verify=False)
+    assert (summary.graded, summary.failed, summary.errors) == (N_STUDENTS, 0, [])
     assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+
+
+def test_a_persistent_grader_fault_is_reported_and_never_recorded(course, monkeypatch):
+    root, _ = course
+    monkeypatch.setattr(FaultyPool, "times", 99)
+    monkeypatch.setattr(executors, "LocalPool", FaultyPool)
+    summary = api.grade(root, progress=False, verify=False)
+    assert (summary.graded, summary.failed) == (N_STUDENTS - 1, 0)
+    assert len(summary.errors) == 1
+    assert summary.errors[0].endswith("s02/ps1/ps1.ipynb: kernel start (3 tries): the kernel did not start: Kernel died "
+                                      "before replying; nothing was recorded for this submission, the next run "
+                                      "grades it again")
+    subs = {s["student_id"] for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    assert subs == {f"s{i:02d}" for i in range(N_STUDENTS)} - {"s02"}  # not a 0: not there at all
+    assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+    # the next run grades it again (and only it), and it is recorded once the fault has passed
+    monkeypatch.setattr(FaultyPool, "times", 0)
+    again = api.grade(root, progress=False, verify=False)
+    assert (again.graded, again.skipped, again.errors) == (1, N_STUDENTS - 1, [])
+    assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+
+
+class HangPool(FakePool):
+    """A pool whose job of ``student`` never comes back its first ``hangs`` tries (a grader step hung)."""
+
+    student, hangs = "s02", 1
+
+    def __init__(self, bundles, workers=None):
+        super().__init__(bundles, workers)
+        self.tries, self.stopped = 0, []
+
+    def submit(self, assignment_id, job):
+        if job.student_id == self.student and self.tries < self.hangs:
+            self.tries += 1
+            return Future()  # never done
+        return super().submit(assignment_id, job)
+
+    def wait_any(self, futures, timeout=None):
+        done = {f for f in futures if f.done()}
+        if not done:
+            time.sleep(timeout or 0)
+        return done, set(futures) - done
+
+    def stop(self, future):
+        self.stopped.append(future)
+        future.cancel()
+
+
+@pytest.mark.parametrize("hangs", [1, 99])
+def test_a_job_that_never_comes_back_is_stopped_as_the_grader_s_fault(course, monkeypatch, hangs):
+    """Issue 13: the kernel's watchdog stops the student's code only; a step of the grader's own that hangs
+    (nbgrader's bookkeeping, a gradebook copy) hung the whole run. A job out longer than its bound is stopped
+    and graded again; if it hangs every time it is reported, never recorded as the student's 0."""
+    root, _ = course
+    pools = []
+    monkeypatch.setattr(HangPool, "hangs", hangs)
+    monkeypatch.setattr(executors, "LocalPool", lambda b, w=None: pools.append(HangPool(b, w)) or pools[-1])
+    monkeypatch.setattr(pipeline, "job_seconds", lambda course: 0.3)
+    summary = api.grade(root, progress=False, verify=False)
+    if hangs == 1:
+        assert (summary.graded, summary.errors) == (N_STUDENTS, []) and len(pools[0].stopped) == 1
+        assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+    else:
+        assert summary.graded == N_STUDENTS - 1 and len(pools[0].stopped) == 3
+        assert len(summary.errors) == 1 and "s02" in summary.errors[0]
+        assert "grader timeout (3 tries): grading did not come back within 0.3 s" in summary.errors[0]
+        assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+
+
+def _sleepy(bundle, job):
+    if job == "hang":
+        time.sleep(600)
+    return job
+
+
+def test_a_hung_job_in_the_local_pool_is_stopped_and_the_pool_replaced(monkeypatch):
+    monkeypatch.setattr(executors, "grade_job", _sleepy)
+    pool = executors.LocalPool({"a": None}, workers=2)
+    try:
+        hung, other = pool.submit("a", "hang"), pool.submit("a", "x")
+        assert other.result(timeout=60) == "x"
+        pool.stop(hung)
+        with pytest.raises(BrokenProcessPool):
+            hung.result(timeout=60)
+        assert pool.submit("a", "y").result(timeout=60) == "y"  # a fresh pool
+    finally:
+        pool.close(cancel=True)
+
+
+@pytest.mark.parametrize("when", ["found", "sent"])
+def test_a_submission_that_vanishes_is_a_grader_error_for_it_alone(course, monkeypatch, when):
+    """A file deleted (or refused by the host) after it was found crashed the whole run: now it is reported
+    for that submission, the others are graded and recorded."""
+    root, _ = course
+    real, reads = pipeline.Submission.read_bytes, []
+
+    def read_bytes(self):
+        reads.append(self.student_id)
+        if self.student_id == "s01" and (when == "found" or reads.count("s01") > 1):
+            raise FileNotFoundError(2, "No such file or directory", str(self.path))
+        return real(self)
+
+    monkeypatch.setattr(pipeline.Submission, "read_bytes", read_bytes)
+    summary = api.grade(root, progress=False, verify=False)
+    assert summary.graded == N_STUDENTS - 1 and len(summary.errors) == 1
+    tries = "1 try" if when == "found" else "3 tries"
+    assert f"s01/ps1/ps1.ipynb: unreadable ({tries}): the submission could not be read (FileNotFoundError" in \
+        summary.errors[0]
+    assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)

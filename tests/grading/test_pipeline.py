@@ -1,5 +1,5 @@
 """End to end on the mini course: parallel grading equals serial stock nbgrader, cell by cell;
-the reports; broken submissions; unchanged submissions skipped and --force."""
+the reports; broken submissions; stripped metadata put back; unchanged submissions skipped and --force."""
 from __future__ import annotations
 
 import csv
@@ -36,7 +36,7 @@ def test_parallel_equals_stock_nbgrader_cell_by_cell(stock_graded, parallel_grad
 
 def test_reports(parallel_graded):
     root, summary = parallel_graded
-    assert (summary.graded, summary.failed, summary.skipped, summary.errors) == (N_STUDENTS, 2, 0, [])
+    assert (summary.graded, summary.failed, summary.skipped, summary.errors) == (N_STUDENTS + 1, 1, 0, [])
     with open(root / "reports" / "grades.csv", newline="") as fh:
         rows = {r["student_id"]: r for r in csv.DictReader(fh)}
     assert list(next(iter(rows.values()))) == ["student_id", "ps1", "total", "flags"]
@@ -64,11 +64,20 @@ def test_broken_submissions_fail_with_a_reason(parallel_graded):
     root, _ = parallel_graded
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
     assert subs["z_text"]["status"] == "failed" and "plain text, not JSON" in subs["z_text"]["reason"]
-    assert subs["z_stripped"]["status"] == "failed" and "metadata stripped" in subs["z_stripped"]["reason"]
-    for sid in ("z_text", "z_stripped"):
-        assert subs[sid]["score"] == 0.0
-        assert all(v == (0.0, False) for (s, _), v in grades(root).items() if s == sid)
-        assert not (root / "autograded" / sid).exists()
+    assert subs["z_text"]["score"] == 0.0
+    assert all(v == (0.0, False) for (s, _), v in grades(root).items() if s == "z_text")
+    assert not (root / "autograded" / "z_text").exists()
+
+
+def test_stripped_metadata_is_put_back_and_graded(parallel_graded):
+    """Issue 13 (4): the complete answer with every nbgrader metadata removed (another editor saved it) was
+    failed as "metadata stripped"; its cells match the release by cell id, so it is graded like s00."""
+    root, _ = parallel_graded
+    subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    assert subs["z_stripped"]["status"] == "graded", subs["z_stripped"]["reason"]
+    assert subs["z_stripped"]["score"] == subs["s00"]["score"] == 3.0
+    ours = grades(root)
+    assert {g: v for (s, g), v in ours.items() if s == "z_stripped"} == {g: v for (s, g), v in ours.items() if s == "s00"}
 
 
 def test_unchanged_submissions_are_skipped_and_force_regrades(parallel_graded):
@@ -85,7 +94,7 @@ def test_unchanged_submissions_are_skipped_and_force_regrades(parallel_graded):
     assert after[("s03", "square_hidden")] == (2.0, False)
     assert {k: v for k, v in after.items() if k[0] != "s03"} == {k: v for k, v in before.items() if k[0] != "s03"}
     forced = api.grade(root, assignments=[ASSIGNMENT], workers=2, progress=False, verify=False, force=True)
-    assert (forced.graded, forced.failed, forced.skipped) == (N_STUDENTS, 2, 0)
+    assert (forced.graded, forced.failed, forced.skipped) == (N_STUDENTS + 1, 1, 0)
     assert grades(root) == after
     # one record per submission in the report, however often it was graded
     report = json.loads((root / "reports" / "results.json").read_text())
