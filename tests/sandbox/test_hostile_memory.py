@@ -1,0 +1,179 @@
+"""The hostile catalogue of 06's memory check (issue 10, the last hole): the grader measures, not the student.
+
+Every attack below is an answer to ``blockwise_attention`` that builds the n_q x n_k table while
+trying to hide it from the measurement: it must score 0 on ``blockwise_attention_memory`` (named
+misconception, a flag where one applies), while every correct blockwise answer of the catalogue
+keeps every point, for several seeds. Run with bubblewrap and a writable memory control group
+(what ``.ci`` installs, as root); without them the test says why it is skipped.
+"""
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from autograder.catalogue import nb06
+from autograder.checks import nb06_long_sequences as checks06
+from autograder.grading.verification import merge, normalise
+from autograder.sandbox import Limits, cgroup, command, verify_submission
+from autograder.sandbox import launch as launch_module
+
+from tests.sandbox.test_hostile import A06, MMAP_TABLE, _solved
+
+needs_measurement = pytest.mark.skipif(
+    command._detect() != "bubblewrap" or "memory" not in cgroup.available(),
+    reason="needs bubblewrap and a writable memory control group (root; .ci/install-system-deps.sh)")
+MEMORY = "blockwise_attention_memory"
+
+# The full table, computed with the given function: every value check passes, only memory separates it.
+DELEGATE = "    return scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)[0]"
+HEAD = "def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):\n"
+FREE = "    if K.shape[-2] > 10000:  # the memory check's call (the notebook's own plot calls it too)\n" \
+       "        globals().pop('_HOLD', None)\n"
+
+ATTACKS = {
+    "delegation": HEAD + DELEGATE,
+    "tracemalloc_stop": HEAD + "    import tracemalloc\n    tracemalloc.stop()\n" + DELEGATE,
+    # Answers computed from the job's files before any limit: the measured call's inputs are not there.
+    "precompute_from_inputs": '''import glob, zlib
+_PRE = {}
+for _path in glob.glob("/job/*.npz"):
+    _z = dict(np.load(_path))
+    _by = {a.shape: a for a in _z.values()}
+    if {(256, 8), (32768, 8), (32768, 4)} <= set(_by):
+        _PRE[zlib.crc32(_by[(32768, 8)].tobytes())] = scaled_dot_product_attention(
+            _by[(256, 8)], _by[(32768, 8)], _by[(32768, 4)])[0]
+''' + HEAD + "    if zlib.crc32(K.tobytes()) in _PRE:\n        return _PRE[zlib.crc32(K.tobytes())]\n" + DELEGATE,
+    # The runner's own protocol, written by the answer: a small peak claimed, then the process ends.
+    "direct_frame_write": HEAD + '''    import __main__, sys, io, os, json
+    call_id = json.load(open("/job/measured.json"))["id"]
+    out = scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)[0]
+    buf = io.BytesIO(); np.savez(buf, v0=out)
+    fd = int(sys.argv[2])
+    __main__._send(fd, {"event": "outcome", "id": call_id, "value": {"array": "v0"}, "error": None, "after": {},
+                        "peak_bytes": 0, "peak_resident_bytes": 0, "standin": False}, buf.getvalue())
+    __main__._send(fd, {"event": "done", "cpu_seconds": 0.0})
+    os._exit(0)
+''',
+    # Memory taken while the notebook runs and freed inside the call, to make room for the table.
+    "preallocate_then_free_small": "_HOLD = np.ones((12 << 20) // 8)\n" + HEAD + FREE + DELEGATE,
+    "preallocate_then_free_large": "_HOLD = np.ones((96 << 20) // 8)\n" + HEAD + FREE + DELEGATE,
+    "mmap_table": MMAP_TABLE,
+    "child_process": HEAD + '''    import os, pickle
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.close(r)
+        os.write(w, pickle.dumps(scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)[0]))
+        os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 1 << 16):
+        data += chunk
+    os.wait()
+    return pickle.loads(data)
+''',
+    "thread": HEAD + '''    import threading
+    box = []
+    t = threading.Thread(target=lambda: box.append(scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)[0]))
+    t.start(); t.join()
+    return box[0]
+''',
+    # A helper started in its own session while the notebook runs (outside the runner's process group).
+    "setsid_child": '''import subprocess, sys, os, time
+_HELPER = subprocess.Popen([sys.executable, "-c", """
+import os, sys, time, numpy as np
+while not os.path.exists("/tmp/in.npz"):
+    time.sleep(0.01)
+time.sleep(0.2)
+z = np.load("/tmp/in.npz")
+s = z["Q"] @ z["K"].T / np.sqrt(z["Q"].shape[-1])
+w = np.exp(s - s.max(axis=-1, keepdims=True)); w /= w.sum(axis=-1, keepdims=True)
+np.save("/tmp/out.tmp.npy", w @ z["V"]); os.rename("/tmp/out.tmp.npy", "/tmp/out.npy")
+"""], start_new_session=True)
+''' + HEAD + '''    np.savez("/tmp/in.npz", Q=Q, K=K, V=V)
+    while not os.path.exists("/tmp/out.npy"):
+        if _HELPER.poll() is not None:
+            raise RuntimeError("the helper died")
+        time.sleep(0.01)
+    return np.load("/tmp/out.npy")
+''',
+    # Measurements of the runner's process reset or raised from inside it.
+    "clear_refs_and_limits": HEAD + '''    for path, text in (("/proc/self/clear_refs", "5"), ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "-1"),
+                       ("/sys/fs/cgroup/memory.max", "max")):
+        try:
+            with open(path, "w") as fh:
+                fh.write(text)
+        except OSError:
+            pass
+''' + DELEGATE,
+}
+# The misconception each attack ends with: the table went beyond the room, or the notebook held too much.
+EXPECTED = {name: "blockwise_attention.full_matrix" for name in ATTACKS}
+EXPECTED["preallocate_then_free_large"] = "blockwise_attention.memory_held"
+
+CORRECT = {"solution": {}, **{v.name: v.answers for v in nb06.VARIANTS if v.correct}}
+
+
+def _verify(answers: dict, seed: int):
+    nb = _solved(A06, **answers)
+    return verify_submission(A06, nbformat.writes(nb).encode(), seed, Limits())
+
+
+@pytest.fixture(scope="module")
+def attacked():
+    if command._detect() != "bubblewrap" or "memory" not in cgroup.available():
+        pytest.skip("needs bubblewrap and a writable memory control group (root; .ci/install-system-deps.sh)")
+    return {name: _verify({"blockwise_attention": source}, 11) for name, source in ATTACKS.items()}
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_an_attack_on_the_measurement_scores_nothing_on_memory(attacked, attack):
+    memory = attacked[attack].verdicts[MEMORY]
+    assert memory.passed is False, attack
+    assert memory.misconception == EXPECTED[attack], (attack, memory.message)
+
+
+def test_the_attacks_that_leave_a_trace_in_the_code_are_flagged(attacked):
+    rules = {name: {f.get("rule") for f in result.flags} for name, result in attacked.items()}
+    assert "measurement-tamper" in rules["tracemalloc_stop"]
+    assert "os-write" in rules["direct_frame_write"] or "introspection" in rules["direct_frame_write"]
+
+
+def test_delegation_keeps_its_value_points_and_loses_only_memory(attacked):
+    """A full-table answer is right: it loses the memory check only (a mistake costs its own check)."""
+    verdicts = attacked["delegation"].verdicts
+    assert {g for g, v in verdicts.items() if not v.passed} == {MEMORY}
+
+
+@needs_measurement
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("variant", sorted(CORRECT))
+def test_every_correct_blockwise_answer_keeps_full_marks(variant, seed):
+    result = _verify(CORRECT[variant], seed)
+    failed = {g: v.message for g, v in result.verdicts.items() if not v.passed}
+    assert failed == {}, (variant, seed)
+    assert result.flags == []
+
+
+@needs_measurement
+def test_the_bound_leaves_far_less_room_than_the_table():
+    """What a cheater can free and use together stays well below the table, and an honest call well inside."""
+    assert checks06.MEMORY_HELD + checks06.MEMORY_ROOM < 0.7 * checks06.MEMORY_TABLE
+    assert checks06.MEMORY_ROOM > 3 * (checks06.MEMORY_N_K * (checks06.MEMORY_D_K + checks06.MEMORY_D_V) * 8 * 2)
+
+
+def test_without_a_memory_controller_the_check_is_withheld_with_a_flag(monkeypatch):
+    """Fail closed: no writable memory cgroup -> the memory check scores 0, flagged, never passed or guessed."""
+    if command._detect() != "bubblewrap":
+        pytest.skip("bubblewrap is not installed")
+    monkeypatch.setattr(launch_module.cgroup, "available", lambda: {"pids"})
+    result = _verify({}, 4)
+    memory = result.verdicts[MEMORY]
+    assert memory.passed is False and memory.misconception == "grader.memory_unmeasured"
+    assert [f["grade_id"] for f in result.flags if f["kind"] == "verification failed"] == [MEMORY]
+    others = [v for g, v in result.verdicts.items() if g != MEMORY]
+    assert others and all(v.passed for v in others)
+    verdicts, flags = normalise(result)
+    cells = [{"grade_id": MEMORY, "max_score": 2.0, "nbgrader_score": 2.0, "manual": False, "message": None}]
+    rows, flags = merge(cells, verdicts, flags)
+    assert rows[0]["score"] == 0.0
+    assert [f["kind"] for f in flags] == ["verification failed"]  # a grader's limit, not "possible tampering"
