@@ -30,6 +30,33 @@ HEAD = "def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
 FREE = "    if K.shape[-2] > 10000:  # the memory check's call (the notebook's own plot calls it too)\n" \
        "        globals().pop('_HOLD', None)\n"
 
+# A helper started in its own session while the notebook runs (outside the runner's process group): it
+# waits for the inputs on its stdin and computes the full table there.
+SETSID_HELPER = '''
+import io, os, sys
+data = sys.stdin.buffer.read()
+sys.path[:0] = PATHS
+import numpy as np
+z = np.load(io.BytesIO(data))
+s = z["Q"] @ z["K"].T / np.sqrt(z["Q"].shape[-1])
+w = np.exp(s - s.max(axis=-1, keepdims=True)); w /= w.sum(axis=-1, keepdims=True)
+np.save("/tmp/out.tmp.npy", w @ z["V"]); os.rename("/tmp/out.tmp.npy", "/tmp/out.npy")
+'''
+SETSID_CHILD = (
+    "import subprocess, sys, os, time\n"
+    f"_HELPER = subprocess.Popen([sys.executable, '-S', '-c', {SETSID_HELPER!r}.replace('PATHS', "
+    "repr([p for p in sys.path if p]))], stdin=subprocess.PIPE, start_new_session=True)\n"
+    "def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):\n"
+    "    if K.shape[-2] < 10000:\n"
+    "        return scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)[0]\n"
+    "    import io\n    buf = io.BytesIO()\n    np.savez(buf, Q=Q, K=K, V=V)\n"
+    "    _HELPER.stdin.write(buf.getvalue())\n    _HELPER.stdin.close()\n"
+    "    while not os.path.exists('/tmp/out.npy'):\n"
+    "        if _HELPER.poll() is not None:\n"
+    "            raise RuntimeError('the helper died')\n"
+    "        time.sleep(0.01)\n"
+    "    return np.load('/tmp/out.npy')\n")
+
 ATTACKS = {
     "delegation": HEAD + DELEGATE,
     "tracemalloc_stop": HEAD + "    import tracemalloc\n    tracemalloc.stop()\n" + DELEGATE,
@@ -77,25 +104,7 @@ for _path in glob.glob("/job/*.npz"):
     t.start(); t.join()
     return box[0]
 ''',
-    # A helper started in its own session while the notebook runs (outside the runner's process group).
-    "setsid_child": '''import subprocess, sys, os, time
-_HELPER = subprocess.Popen([sys.executable, "-c", """
-import os, sys, time, numpy as np
-while not os.path.exists("/tmp/in.npz"):
-    time.sleep(0.01)
-time.sleep(0.2)
-z = np.load("/tmp/in.npz")
-s = z["Q"] @ z["K"].T / np.sqrt(z["Q"].shape[-1])
-w = np.exp(s - s.max(axis=-1, keepdims=True)); w /= w.sum(axis=-1, keepdims=True)
-np.save("/tmp/out.tmp.npy", w @ z["V"]); os.rename("/tmp/out.tmp.npy", "/tmp/out.npy")
-"""], start_new_session=True)
-''' + HEAD + '''    np.savez("/tmp/in.npz", Q=Q, K=K, V=V)
-    while not os.path.exists("/tmp/out.npy"):
-        if _HELPER.poll() is not None:
-            raise RuntimeError("the helper died")
-        time.sleep(0.01)
-    return np.load("/tmp/out.npy")
-''',
+    "setsid_child": SETSID_CHILD,
     # Measurements of the runner's process reset or raised from inside it.
     "clear_refs_and_limits": HEAD + '''    for path, text in (("/proc/self/clear_refs", "5"), ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "-1"),
                        ("/sys/fs/cgroup/memory.max", "max")):
@@ -107,8 +116,10 @@ np.save("/tmp/out.tmp.npy", w @ z["V"]); os.rename("/tmp/out.tmp.npy", "/tmp/out
 ''' + DELEGATE,
 }
 # The misconception each attack ends with: the table went beyond the room, or the notebook held too much.
-EXPECTED = {name: "blockwise_attention.full_matrix" for name in ATTACKS}
-EXPECTED["preallocate_then_free_large"] = "blockwise_attention.memory_held"
+EXPECTED = {name: {"blockwise_attention.full_matrix"} for name in ATTACKS}
+EXPECTED["preallocate_then_free_large"] = {"blockwise_attention.memory_held"}
+# A helper process is memory the notebook holds: either verdict is the measurement working.
+EXPECTED["setsid_child"] = {"blockwise_attention.full_matrix", "blockwise_attention.memory_held"}
 
 CORRECT = {"solution": {}, **{v.name: v.answers for v in nb06.VARIANTS if v.correct}}
 
@@ -129,13 +140,13 @@ def attacked():
 def test_an_attack_on_the_measurement_scores_nothing_on_memory(attacked, attack):
     memory = attacked[attack].verdicts[MEMORY]
     assert memory.passed is False, attack
-    assert memory.misconception == EXPECTED[attack], (attack, memory.message)
+    assert memory.misconception in EXPECTED[attack], (attack, memory.message)
 
 
 def test_the_attacks_that_leave_a_trace_in_the_code_are_flagged(attacked):
     rules = {name: {f.get("rule") for f in result.flags} for name, result in attacked.items()}
     assert "measurement-tamper" in rules["tracemalloc_stop"]
-    assert "os-write" in rules["direct_frame_write"] or "introspection" in rules["direct_frame_write"]
+    assert rules["direct_frame_write"] & {"os-write", "os-exit", "introspection"}
 
 
 def test_delegation_keeps_its_value_points_and_loses_only_memory(attacked):
