@@ -9,6 +9,7 @@ keeps every point, for several seeds. Run with bubblewrap and a writable memory 
 from __future__ import annotations
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder.catalogue import nb06
@@ -188,3 +189,104 @@ def test_without_a_memory_controller_the_check_is_withheld_with_a_flag(monkeypat
     rows, flags = merge(cells, verdicts, flags)
     assert rows[0]["score"] == 0.0
     assert [f["kind"] for f in flags] == ["verification failed"]  # a grader's limit, not "possible tampering"
+
+
+# ------------------------------------------------------------------ the protocol, without a sandbox
+class FakeGroup:
+    """A control group whose memory the test decides; records what the grader did, and when."""
+
+    def __init__(self, job_dir, held=(10 << 20, 11 << 20), refuse=False, oom=(0, 0)):
+        self.job_dir, self.held, self.refuse, self.oom = job_dir, list(held), refuse, list(oom)
+        self.limits, self.inputs_when_limited = [], []
+        self.dirs = [job_dir]  # a group that still exists
+
+    def held_bytes(self):
+        return self.held.pop(0) if len(self.held) > 1 else self.held[0]
+
+    def limit_memory(self, limit):
+        self.inputs_when_limited.append((self.job_dir / "measured.npz").exists())
+        self.limits.append(limit)
+        return not self.refuse
+
+    def oom_kills(self):
+        return self.oom.pop(0) if len(self.oom) > 1 else self.oom[0]
+
+    def reset_peak(self):
+        pass
+
+    def peak_bytes(self):
+        return None
+
+
+def _measured(tmp_path, **group):
+    import os
+
+    from autograder.sandbox.measure import MeasuredCall
+
+    call = checks06._memory_call(np.random.default_rng(0))[0]
+    measured = MeasuredCall(7, call, tmp_path)
+    read_fd, write_fd = os.pipe()
+    measured.attach(FakeGroup(tmp_path, **group), write_fd)
+    return measured, read_fd
+
+
+def test_the_inputs_exist_only_once_the_limit_is_in_place(tmp_path):
+    import os
+
+    measured, read_fd = _measured(tmp_path)
+    measured.on_ready()
+    assert os.read(read_fd, 1) == b"g" and not list(tmp_path.iterdir())  # the cells run without the inputs
+    assert measured.on_armed()
+    assert measured.group.inputs_when_limited == [False]
+    assert measured.group.limits == [(11 << 20) + checks06.MEMORY_ROOM]
+    assert os.read(read_fd, 1) == b"g" and (tmp_path / "measured.npz").exists()
+
+
+@pytest.mark.parametrize("group", [{"held": (10 << 20, 40 << 20)}, {"refuse": True}])
+def test_memory_held_before_the_call_fails_it_without_sending_inputs(tmp_path, group):
+    measured, _ = _measured(tmp_path, **group)
+    measured.on_ready()
+    assert not measured.on_armed()
+    assert not (tmp_path / "measured.npz").exists()
+    assert measured.finish(None).error.startswith("MemoryHeld")
+
+
+def test_a_kill_for_memory_fails_the_call_whatever_frame_came_back(tmp_path):
+    """A child killed by the kernel while the call ran: the (possibly forged) right answer gets nothing."""
+    from autograder.checks.core import Outcome
+
+    measured, _ = _measured(tmp_path, oom=(3, 4))
+    measured.on_ready()
+    assert measured.on_armed()
+    forged = Outcome(value=np.zeros((256, 4)), peak_bytes=0, peak_resident_bytes=0)
+    measured.on_outcome(forged)
+    measured.collect(killed=False)
+    assert measured.finish(forged).error.startswith("MemoryLimit")
+
+
+def test_the_runners_own_peak_figures_are_discarded(tmp_path):
+    from autograder.checks.core import Outcome
+
+    measured, _ = _measured(tmp_path)
+    measured.on_ready()
+    measured.on_armed()
+    outcome = Outcome(value=np.zeros((256, 4)), peak_bytes=1, peak_resident_bytes=1)
+    measured.on_outcome(outcome)
+    measured.collect(killed=False)
+    final = measured.finish(outcome)
+    assert final.memory_limit_bytes == checks06.MEMORY_ROOM
+    assert final.peak_bytes is None and final.peak_resident_bytes is None
+
+
+def test_the_measured_call_cannot_be_answered_before_the_limit(tmp_path):
+    """A ``call`` frame for the measured call before ``measure_ready`` (or a second ``measure_ready``) stops the run."""
+    from autograder.sandbox.frames import _Run
+
+    measured, _ = _measured(tmp_path)
+    run = _Run(pending=[7], cell_indices=set(), calls={7: measured.call}, output_cap=1 << 20, measure=measured)
+    assert run.frame({"event": "ready"}, b"")
+    assert not run.frame({"event": "call", "id": 7}, b"")
+    measured2, _ = _measured(tmp_path)
+    run = _Run(pending=[7], cell_indices=set(), calls={7: measured2.call}, output_cap=1 << 20, measure=measured2)
+    assert run.frame({"event": "ready"}, b"") and run.frame({"event": "measure_ready"}, b"")
+    assert not run.frame({"event": "measure_ready"}, b"")
