@@ -291,6 +291,8 @@ def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, 
     if recorded is None and ended != "done":
         if ended == "timeout":
             label, reason = "TimeoutError", f"it did not finish within {session.limits.cell_seconds:g} s"
+        elif ended == "wall":
+            label, reason = "NotRun", f"the submission used up its wall-clock limit of {session.limits.wall_seconds:g} s"
         else:
             label = "ProcessDied"
             reason = run.runner_error or run.protocol_error or _describe_exit(returncode, session.kind,
