@@ -290,3 +290,26 @@ def test_the_measured_call_cannot_be_answered_before_the_limit(tmp_path):
     run = _Run(pending=[7], cell_indices=set(), calls={7: measured2.call}, output_cap=1 << 20, measure=measured2)
     assert run.frame({"event": "ready"}, b"") and run.frame({"event": "measure_ready"}, b"")
     assert not run.frame({"event": "measure_ready"}, b"")
+
+
+@needs_measurement
+def test_through_autograder_grade_delegation_scores_6_of_10_and_the_honest_student_10(tmp_path):
+    """The whole pipeline (nbgrader in the sandboxed kernel, then verification): the points move with the grader's
+    measurement, and neither student gets a "possible tampering" flag (both measurements agree)."""
+    import json
+
+    from autograder import api, demo
+
+    root = demo.prepare_course(tmp_path / "course")
+    api.generate(root, [A06])
+    for sid, answers in (("honest", {}), ("delegation", {"blockwise_attention": ATTACKS["delegation"]})):
+        path = root / "submitted" / sid / A06 / f"{A06}.ipynb"
+        path.parent.mkdir(parents=True)
+        path.write_text(nbformat.writes(_solved(A06, **answers)))
+    api.grade(root, root / "submitted", [A06], workers=1, progress=False)
+    rows = {r["student_id"]: r for r in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    points = {sid: sum(c["score"] for c in row["cells"] if not c.get("manual")) for sid, row in rows.items()}
+    assert points == {"honest": 10.0, "delegation": 6.0}
+    memory = {sid: next(c for c in row["cells"] if c["grade_id"] == MEMORY) for sid, row in rows.items()}
+    assert memory["delegation"]["misconception"] == "blockwise_attention.full_matrix"
+    assert all(f["kind"] != "possible tampering" for row in rows.values() for f in row["flags"])
