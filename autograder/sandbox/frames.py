@@ -39,8 +39,9 @@ class _Run:
         event = header.get("event") if isinstance(header, dict) else None
         if event == "ready" and not self.ready:
             self.ready, self.where = True, ("between", None)
-            if self.measure is not None:
-                self.measure.on_ready()
+            if self.measure is not None and not self.measure.on_ready():
+                self.protocol_error = self.measure.stop_reason
+                return False
         elif event == "runner_error":
             self.runner_error = str(header.get("error"))[:2000]
             return False

@@ -68,13 +68,19 @@ class MeasuredCall:
         """The run's control group and the write end of the pipe the runner waits on."""
         self.group, self.control_fd = group, control_fd
 
-    def _go(self) -> None:
-        os.write(self.control_fd, b"g")
+    def _go(self) -> bool:
+        """Let the runner go on; False (and why) when nothing in the sandbox reads the pipe any more."""
+        try:
+            os.write(self.control_fd, b"g")
+            return True
+        except OSError as exc:
+            self.stop_reason = f"the sandbox closed the grader's pipe ({exc.strerror or exc})"
+            return False
 
-    def on_ready(self) -> None:
+    def on_ready(self) -> bool:
         """The bare runner (no student code yet): remember what it holds, then let the cells run."""
         self.baseline = self.group.held_bytes()
-        self._go()
+        return self._go()
 
     def on_armed(self) -> bool:
         """The cells have run: bound the group, write the inputs, let the call run (False: stop the run)."""
@@ -100,8 +106,7 @@ class MeasuredCall:
         (self.job_dir / "measured.npz").write_bytes(wire.savez_bytes(arrays))
         (self.job_dir / "measured.json").write_text(json.dumps(specs[0]))
         self.armed = True
-        self._go()
-        return True
+        return self._go()
 
     def on_outcome(self, outcome: Outcome) -> None:
         """The answer came back: judge its memory from the group (the runner's figures are discarded)."""

@@ -313,3 +313,16 @@ def test_through_autograder_grade_delegation_scores_6_of_10_and_the_honest_stude
     memory = {sid: next(c for c in row["cells"] if c["grade_id"] == MEMORY) for sid, row in rows.items()}
     assert memory["delegation"]["misconception"] == "blockwise_attention.full_matrix"
     assert all(f["kind"] != "possible tampering" for row in rows.values() for f in row["flags"])
+
+
+def test_a_sandbox_that_closed_the_grader_pipe_stops_its_run_not_the_grader(tmp_path):
+    """The notebook's code cannot turn a closed pipe into an exception in the grader (a whole submission withheld)."""
+    import os
+
+    from autograder.sandbox.frames import _Run
+
+    measured, read_fd = _measured(tmp_path)
+    os.close(read_fd)
+    run = _Run(pending=[7], cell_indices=set(), calls={7: measured.call}, output_cap=1 << 20, measure=measured)
+    assert not run.frame({"event": "ready"}, b"")
+    assert "closed the grader's pipe" in run.protocol_error
