@@ -32,6 +32,9 @@ GENERIC_MISCONCEPTIONS = {
     "grader.incomplete": "the grader got no answer for some inputs",
     "grader.unreadable_answer": "the answer could not be read by the grader",
     "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
+    "grader.memory_unmeasured": "the grading host could not bound the call's memory from outside the notebook: "
+                                "the memory check's points are withheld until a regrade on a host with "
+                                "writable memory control groups",
 }
 
 #: Misconceptions that mean "not attempted yet" (a stub that raises, a constant never assigned):

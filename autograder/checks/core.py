@@ -62,7 +62,13 @@ class Call:
 
     ``value_only`` reads the variable ``name`` instead of calling it (for
     answers such as ``STOP_AND_TRY_WEIGHTS``). ``measure_peak`` asks the
-    executor for tracemalloc's peak during the call.
+    in-process executor for tracemalloc's peak during the call (the kernel's
+    check, which the student's code can reach). ``memory_room`` asks the
+    verification sandbox to bound the call from outside instead: it runs the
+    call in a process and control group of its own, where the notebook may hold
+    at most ``memory_held`` bytes more than the bare runner when the call starts
+    and the call may then use ``memory_room`` bytes more than that
+    (``autograder/sandbox/measure.py``).
     """
 
     name: str
@@ -70,6 +76,8 @@ class Call:
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     value_only: bool = False
     measure_peak: bool = False
+    memory_held: int | None = None
+    memory_room: int | None = None
 
     def describe(self) -> str:
         """A short, shape-only description (never the input values)."""
@@ -97,6 +105,9 @@ class Outcome:
     mutated: tuple[str, ...] = ()  # arguments the call modified ("0", "1", "mask", ...)
     peak_bytes: int | None = None
     peak_resident_bytes: int | None = None  # growth of the process's resident memory during the call
+    # Set by the grader only (never decoded from the sandbox): the call ran under a memory limit of
+    # this many bytes above what the notebook held when it started, and was not killed for memory.
+    memory_limit_bytes: int | None = None
 
 
 class CheckFailed(AssertionError):

@@ -23,6 +23,7 @@ MISCONCEPTIONS = {
     "blockwise_attention.no_max_subtraction": "no running maximum: exp overflows at large scores",
     "blockwise_attention.mask_ignored": "ignores the mask",
     "blockwise_attention.full_matrix": "builds the full n_q x n_k table of scores or weights",
+    "blockwise_attention.memory_held": "the notebook holds much memory when the memory check calls blockwise_attention",
 }
 checks = CheckList()
 CHECKS = checks
@@ -190,37 +191,65 @@ def _(calls, outcomes):
         _judge_blockwise(call, outcome)
 
 
-# The memory test: n_q x n_k float64 weights would take MEMORY_TABLE = 32 MiB. tracemalloc may see
-# at most 2 MiB at the peak: a blockwise answer with blocks of 64 keys needs a few (n_q x 64)
-# arrays of 0.125 MiB plus the (n_q, d_v) accumulator, i.e. 0.3-0.6 MiB even when it makes a new
-# temporary at every operation (measured at n_k = 2048: attention_ref 0.3 MiB, the catalogue's
-# rewrites 0.3-0.6 MiB; blocks of 256 keys if an answer ignored block_size: about 1.5 MiB; the
-# per-block arrays do not grow with n_k), while any answer that builds the table once is at 32 MiB.
-MEMORY_N_Q, MEMORY_N_K, MEMORY_BLOCK = 256, 16384, 64
-MEMORY_TABLE = MEMORY_N_Q * MEMORY_N_K * 8  # 32 MiB of float64 weights
-MEMORY_ALLOWED = 2 << 20  # what tracemalloc may see at the peak
-# The growth of the process's resident memory (VmHWM) may be at most half the table: memory that
-# tracemalloc cannot see (an mmap, a C buffer) is resident once used; half the table leaves room
-# for allocator and page-cache noise (a few MiB) that an honest answer can cause.
+# The memory test. Verification (the grade) bounds the call from outside the notebook's process
+# (autograder/sandbox/measure.py): the call runs in a control group of its own, where the notebook
+# may hold MEMORY_HELD bytes more than the bare runner when the call starts and the call may then
+# use MEMORY_ROOM more. The table of float64 weights, MEMORY_TABLE = 64 MiB, is far beyond both
+# together (40 MiB); the inputs and their copies take 6 MiB of the room and a blockwise answer
+# with blocks of 64 keys a few (n_q x 64) arrays of 0.125 MiB more. A call that goes beyond the
+# room is killed by the kernel: the check fails.
+# In the student's kernel (nbgrader's in-process check, replaced by the verified verdict) the peak
+# is taken with tracemalloc, which may see at most MEMORY_ALLOWED, and the growth of the resident
+# high-water mark (VmHWM) at most half the table.
+MEMORY_N_Q, MEMORY_N_K, MEMORY_BLOCK, MEMORY_D_K, MEMORY_D_V = 256, 32768, 64, 8, 4
+MEMORY_TABLE = MEMORY_N_Q * MEMORY_N_K * 8  # 64 MiB of float64 weights
+MEMORY_HELD = 16 << 20
+MEMORY_ROOM = 24 << 20
+MEMORY_ALLOWED = 2 << 20  # what tracemalloc may see at the peak (the kernel's check only)
 RESIDENT_ALLOWED = MEMORY_TABLE // 2
 
 
-@checks.add("blockwise_attention", "memory", "never builds the n_q x n_k table (peak memory far below it)",
-            calls=lambda rng: [Call("blockwise_attention", _qkv(rng, (), MEMORY_N_Q, MEMORY_N_K, 16, 8),
-                                    {"block_size": MEMORY_BLOCK}, measure_peak=True)])
+def _memory_call(rng):
+    return [Call("blockwise_attention", _qkv(rng, (), MEMORY_N_Q, MEMORY_N_K, MEMORY_D_K, MEMORY_D_V),
+                 {"block_size": MEMORY_BLOCK}, measure_peak=True, memory_held=MEMORY_HELD, memory_room=MEMORY_ROOM)]
+
+
+def _table_message(what: str) -> str:
+    return (f"{what} for {MEMORY_N_Q} queries and {MEMORY_N_K} keys, while the full table of weights is "
+            f"{MEMORY_TABLE / 2**20:.0f} MiB and blocks of {MEMORY_BLOCK} keys need about "
+            f"{MEMORY_N_Q * MEMORY_BLOCK * 8 / 2**20:.1f} MiB each: it builds the n_q x n_k table (of scores, "
+            f"weights or mask). Compute the scores of one block of keys at a time.")
+
+
+def _judge_grader_measurement(outcome) -> None:
+    """The verdicts of the grader's own measurement (verification), before the answer's value is judged."""
+    error = outcome.error or ""
+    if error.startswith("MeasurementUnavailable"):
+        raise CheckFailed("the memory of your answer could not be measured on the grading machine, so this "
+                          "check's points are withheld until the instructor regrades it.", "grader.memory_unmeasured")
+    if error.startswith("MemoryHeld"):
+        raise CheckFailed(f"{error.split(': ', 1)[1]}: the memory check runs your function after the notebook, "
+                          f"and memory the notebook keeps (large arrays in global variables, processes it "
+                          f"started) could be freed inside the call to hide the table. Delete large arrays "
+                          f"(`del name`) before the end of the notebook.", "blockwise_attention.memory_held")
+    if error.startswith("MemoryLimit"):
+        raise CheckFailed(_table_message(f"your answer went beyond the {MEMORY_ROOM / 2**20:.0f} MiB it may "
+                                         f"use"), "blockwise_attention.full_matrix")
+
+
+@checks.add("blockwise_attention", "memory", "never builds the n_q x n_k table (memory bounded far below it)",
+            calls=_memory_call)
 def _(calls, outcomes):
     call, outcome = calls[0], outcomes[0]
+    _judge_grader_measurement(outcome)
     _judge_blockwise(call, outcome)
-    table = MEMORY_TABLE
+    if outcome.memory_limit_bytes is not None:
+        return  # it ran to the end under the grader's limit: it did not build the table
     if outcome.peak_bytes is None:
         raise CheckFailed("the peak memory of your answer could not be measured.", "grader.incomplete")
     peak = outcome.peak_bytes
     if outcome.peak_resident_bytes is not None and outcome.peak_resident_bytes > RESIDENT_ALLOWED:
         peak = max(peak, outcome.peak_resident_bytes)
     if peak > MEMORY_ALLOWED:
-        raise CheckFailed(f"your answer allocated {peak / 2**20:.1f} MiB at its peak for "
-                          f"{MEMORY_N_Q} queries and {MEMORY_N_K} keys, while the full table of weights is "
-                          f"{table / 2**20:.0f} MiB and blocks of {MEMORY_BLOCK} keys need about "
-                          f"{MEMORY_N_Q * MEMORY_BLOCK * 8 / 2**20:.1f} MiB each: it builds the n_q x n_k table "
-                          f"(of scores, weights or mask). Compute the scores of one block of keys at a time.",
+        raise CheckFailed(_table_message(f"your answer allocated {peak / 2**20:.1f} MiB at its peak"),
                           "blockwise_attention.full_matrix")

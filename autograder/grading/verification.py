@@ -25,6 +25,10 @@ from typing import Any
 from . import faults
 
 
+#: Verdicts that are a grader's fault, not the student's: no "possible tampering" flag for them.
+WITHHELD = {"grader.verification_failed", "grader.memory_unmeasured"}
+
+
 def _get(obj: Any, name: str, default=None):
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
@@ -37,7 +41,8 @@ def normalise(verification: Any) -> tuple[dict[str, dict], list[dict]]:
     for v in items:
         verdicts[_get(v, "grade_id")] = {
             "passed": bool(_get(v, "passed")), "message": _get(v, "message"),
-            "misconception": _get(v, "misconception"), "task": _get(v, "task")}
+            "misconception": _get(v, "misconception"), "task": _get(v, "task"),
+            "withheld": _get(v, "misconception") in WITHHELD}
     flags = [dict(f) if isinstance(f, dict) else dict(vars(f)) for f in (_get(verification, "flags", []) or [])]
     return verdicts, flags
 

@@ -107,6 +107,81 @@ class Group:
                 (path / "memory.limit_in_bytes").write_text(str(int(memory_bytes)))
                 _write_if(path / "memory.memsw.limit_in_bytes", str(int(memory_bytes)))
 
+    # ------------------------------------------------------------ the grader's memory measurement
+    def _memory_dir(self) -> Path | None:
+        for path in self.dirs:
+            if (path / "memory.limit_in_bytes").exists() or (path / "memory.max").exists():
+                return path
+        return None
+
+    def measures_memory(self) -> bool:
+        """Whether this group has a memory controller the grader can bound and read."""
+        return self._memory_dir() is not None
+
+    def held_bytes(self) -> int | None:
+        """Memory the group's processes hold that the kernel cannot reclaim (anonymous + tmpfs), or None.
+
+        Page cache is left out: it is reclaimed under a limit, so it is not memory a call can free for itself.
+        """
+        path = self._memory_dir()
+        if path is None:
+            return None
+        try:
+            stat = dict(line.split()[:2] for line in (path / "memory.stat").read_text().splitlines() if " " in line)
+            keys = ("anon", "shmem") if (path / "memory.max").exists() else ("rss", "shmem")
+            return sum(int(stat.get(k, 0)) for k in keys)
+        except (OSError, ValueError):
+            return None
+
+    def limit_memory(self, limit_bytes: int) -> bool:
+        """Lower the group's memory limit to ``limit_bytes``; False when the kernel refuses.
+
+        v1 refuses (``EBUSY``) when what the group holds cannot be reclaimed below the limit; v2
+        reclaims, then kills. Either way nothing of the group runs beyond the limit afterwards.
+        """
+        path = self._memory_dir()
+        if path is None:
+            return False
+        try:
+            if (path / "memory.max").exists():
+                (path / "memory.max").write_text(str(int(limit_bytes)))
+            else:
+                (path / "memory.limit_in_bytes").write_text(str(int(limit_bytes)))
+                _write_if(path / "memory.memsw.limit_in_bytes", str(int(limit_bytes)))
+            return True
+        except OSError:
+            return False
+
+    def reset_peak(self) -> None:
+        """Start the group's high-water mark afresh (v1 ``max_usage_in_bytes``; v2 ``memory.peak`` where writable)."""
+        path = self._memory_dir()
+        if path is not None:
+            _write_if(path / "memory.max_usage_in_bytes", "0")
+            _write_if(path / "memory.peak", "0")
+
+    def peak_bytes(self) -> int | None:
+        """The group's high-water mark of memory (page cache included), or None."""
+        path = self._memory_dir()
+        for name in ("memory.max_usage_in_bytes", "memory.peak"):
+            try:
+                return int((path / name).read_text().split()[0]) if path is not None else None
+            except (OSError, ValueError, IndexError):
+                continue
+        return None
+
+    def oom_kills(self) -> int | None:
+        """How many processes of the group the kernel killed for memory so far, or None where not counted."""
+        path = self._memory_dir()
+        for name in ("memory.oom_control", "memory.events"):
+            try:
+                for line in (path / name).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+            except (OSError, ValueError, TypeError):
+                continue
+        return None
+
     def wrap(self, cmd: list[str]) -> list[str]:
         """``cmd`` started inside the group (a shell joins it, then ``exec``\\ s ``cmd``)."""
         if not self.dirs:

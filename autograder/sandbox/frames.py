@@ -32,12 +32,16 @@ class _Run:
     cpu_seconds: float = 0.0
     reported_cpu: float = 0.0  # what the runner says it used (timing reports only; not trusted for anything)
     standin_suspect: bool = False  # a cell failed after using the matplotlib stand-in, or a call used it
+    measure: Any = None  # the grader's side of a measured run (``measure.MeasuredCall``), None otherwise
 
     def frame(self, header: Any, blob: bytes) -> bool:
         """Handle one frame; False when the run must be stopped (protocol violation)."""
         event = header.get("event") if isinstance(header, dict) else None
         if event == "ready" and not self.ready:
             self.ready, self.where = True, ("between", None)
+            if self.measure is not None and not self.measure.on_ready():
+                self.protocol_error = self.measure.stop_reason
+                return False
         elif event == "runner_error":
             self.runner_error = str(header.get("error"))[:2000]
             return False
@@ -52,7 +56,12 @@ class _Run:
                 self.cell_errors[self.where[1]] = str(error)[:1000]
                 self.standin_suspect |= header.get("standin") is not False
             self.where = ("between", None)
-        elif event == "call" and header.get("id") in self.pending and self.where[0] == "between":
+        elif event == "measure_ready" and self.measure is not None and self.where[0] == "between":
+            if not self.measure.on_armed():
+                self.protocol_error = self.measure.stop_reason
+                return False
+        elif event == "call" and header.get("id") in self.pending and self.where[0] == "between" and (
+                self.measure is None or self.measure.armed):
             self.where = ("call", header["id"])
         elif event == "outcome" and self.where == ("call", header.get("id")):
             call_id = header["id"]
@@ -62,6 +71,8 @@ class _Run:
                 self.outcomes[call_id] = Outcome(error=f"InvalidAnswer: {exc}")
             self.pending.remove(call_id)
             self.standin_suspect |= header.get("standin") is not False
+            if self.measure is not None:
+                self.measure.on_outcome(self.outcomes[call_id])
             self.where = ("between", None)
         elif event == "done" and self.where[0] == "between":
             self.where = ("done", None)

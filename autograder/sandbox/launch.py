@@ -5,6 +5,7 @@ runner sends are followed by :mod:`.frames`.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import selectors
@@ -24,6 +25,7 @@ from .command import (CORE, KEEP_STDOUT, NOBODY, RUNNER, STANDIN, STARTUP_SECOND
                       _bwrap_command, _drop_to_nobody_possible, _env, _font_caches, rlimits, sandbox_kind, site_paths)
 from .frames import _describe_exit, _read_frames, _Run
 from .given import write_given_package
+from .measure import MEASURED_RUN_ENV, UNAVAILABLE, MeasuredCall, is_measured
 
 
 def _kill(proc: subprocess.Popen, kind: str) -> None:
@@ -66,21 +68,29 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
     """Run the runner once; returns (how it ended, return code, the first bytes of its stdout/stderr).
 
     How it ended: ``done``, ``timeout`` (cell or call limit, at ``run.where``), ``wall``, ``stopped``
-    (protocol violation, killed) or ``exited`` (the process ended before ``done``).
+    (protocol violation, killed) or ``exited`` (the process ended before ``done``). A measured run
+    (``run.measure``) also gets the pipe the runner waits on for the grader (``measure.py``).
     """
     read_fd, write_fd = os.pipe()
+    control = os.pipe() if run.measure is not None else None
     scratch = tempfile.mkdtemp(prefix="scratch-", dir=job_dir.parent) if kind == "subprocess" else "/tmp"
     group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
+    if control is not None:
+        run.measure.attach(group, control[1])
     try:
-        proc = _start(kind, job_dir, limits, scratch, write_fd, drop, group)
+        proc = _start(kind, job_dir, limits, scratch, write_fd, drop, group, control[0] if control else None)
     except BaseException:
         os.close(read_fd)
+        if control is not None:
+            os.close(control[1])
         group.close()
         if kind == "subprocess":
             shutil.rmtree(scratch, ignore_errors=True)
         raise
     finally:
         os.close(write_fd)
+        if control is not None:
+            os.close(control[0])
     ended = None
     try:
         ended, kept = _watch(proc, read_fd, run, limits, deadline)
@@ -88,6 +98,9 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
         if ended != "done" or not _exited(proc):
             _kill(proc, kind)
         returncode, run.cpu_seconds = _reap(proc)
+        if run.measure is not None:
+            os.close(control[1])
+            run.measure.collect(killed=ended == "exited" and returncode in (-signal.SIGKILL, 128 + signal.SIGKILL))
         group.close()  # whatever the submission left running, in any session or process group
         if kind == "subprocess":
             _kill(proc, kind)  # whatever the submission left running in its process group
@@ -97,9 +110,12 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
     return ended, returncode, kept.decode("utf-8", "replace")
 
 
-def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, drop: bool, group) -> subprocess.Popen:
+def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, drop: bool, group,
+           control_fd: int | None = None) -> subprocess.Popen:
     """Start the runner in its sandbox (bwrap, or the subprocess fallback), inside its control group."""
     env = _env(scratch)
+    if control_fd is not None:
+        env.update(MEASURED_RUN_ENV)
     if kind == "bubblewrap":
         cmd = _bwrap_command(job_dir, write_fd, limits, env)
     else:
@@ -110,8 +126,10 @@ def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, dro
             shutil.copyfile(cache, mpl / cache.name)
         cmd = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(job_dir), str(write_fd)]
     identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop and kind == "subprocess" else {}
+    if control_fd is not None:
+        cmd.append(str(control_fd))  # the runner's third argument: a measured run (measure.py)
     return subprocess.Popen(group.wrap(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, pass_fds=(write_fd,),
+                            stderr=subprocess.STDOUT, pass_fds=(write_fd,) if control_fd is None else (write_fd, control_fd),
                             env=env if kind == "subprocess" else {"PATH": "/usr/bin:/bin"},
                             cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
 
@@ -212,6 +230,8 @@ def _session(cells, calls, given, graded, assignment, limits, kind, start, trust
         raise SandboxError("the subprocess sandbox would run student code as root (uid nobody cannot read the "
                            f"Python installation at {sys.base_prefix} or the virtual environment): install "
                            "bubblewrap, or grade as an unprivileged user")
+    measured = [(i, c) for i, c, _ in calls if is_measured(c)]
+    calls = [(i, c, t) for i, c, t in calls if not is_measured(c)]  # never in inputs.npz or job.json
     session = _Session(cells, calls, limits, kind, standin, deadline=start + limits.wall_seconds)
     base = tempfile.mkdtemp(prefix="autograder-verify-")
     try:
@@ -237,11 +257,52 @@ def _session(cells, calls, given, graded, assignment, limits, kind, start, trust
                 raise SandboxError(f"the verification sandbox ({kind}) could not start: {detail}")
             if ended not in ("done", "wall"):  # "wall": the loop's head fails what is left
                 session.blame(ended, run, returncode)
+        for call_id, call in measured:
+            session.outcomes[call_id] = _measured_run(session, job_dir, call_id, call, dict(
+                assignment=assignment, given=list(given), graded=list(graded)), drop)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return (SessionResult(session.outcomes, session.cell_errors, session.notes, session.runs,
                           time.monotonic() - start, kind, session.cpu, "stand-in" if standin else "real"),
             session.suspect)
+
+
+def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, names: dict, drop: bool) -> Outcome:
+    """The run of one measured call: the notebook's cells, then the call under a limit set from outside."""
+    if "memory" not in cgroup.available():
+        session.notes.append(f"{call.describe()}: not measured (no writable memory control group)")
+        return Outcome(error=UNAVAILABLE)
+    if time.monotonic() >= session.deadline:
+        return Outcome(error=f"NotRun: not run: the submission used up its wall-clock limit of "
+                             f"{session.limits.wall_seconds:g} s")
+    # With the real matplotlib, pyplot is imported before the grader reads what the bare runner holds,
+    # so that it does not count as memory the notebook holds.
+    (job_dir / "job.json").write_text(json.dumps(dict(session.job_spec(), calls=[], preload_pyplot=not
+                                                      session.standin, **names)))
+    # Its array arguments are not sent back (the check judges the answer only), and the runner's peak is not asked for.
+    answer_only = dataclasses.replace(call, args=(), kwargs={}, measure_peak=False)
+    run = _Run(pending=[call_id], cell_indices=session.cell_indices - session.skip, calls={call_id: answer_only},
+               output_cap=session.output_cap, measure=MeasuredCall(call_id, call, job_dir))
+    ended, returncode, _ = _run_once(session.kind, job_dir, session.limits, run, session.deadline, drop)
+    session.runs += 1
+    session.cpu += max(run.cpu_seconds, run.reported_cpu)
+    session.suspect |= run.standin_suspect
+    recorded = run.outcomes.get(call_id)
+    if recorded is None and ended != "done":
+        if ended == "timeout":
+            label, reason = "TimeoutError", f"it did not finish within {session.limits.cell_seconds:g} s"
+        elif ended == "wall":
+            label, reason = "NotRun", f"the submission used up its wall-clock limit of {session.limits.wall_seconds:g} s"
+        else:
+            label = "ProcessDied"
+            reason = run.runner_error or run.protocol_error or _describe_exit(returncode, session.kind,
+                                                                               session.limits)
+        where = {"cell": "in a cell", "call": "in the call"}.get(run.where[0], "before the call")
+        recorded = Outcome(error=f"{label}: the measured run stopped {where}: {reason}")
+    outcome = run.measure.finish(recorded)
+    if outcome.error:
+        session.notes.append(f"{call.describe()} (measured): {outcome.error[:200]}")
+    return outcome
 
 
 class _Session:

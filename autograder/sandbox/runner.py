@@ -1,6 +1,6 @@
 """The sandbox runner: a fresh Python process that runs a submission's code and the checks' calls.
 
-Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD``), never imported by the grader. It
+Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD [CONTROL_FD]``), never imported by the grader. It
 imports only the standard library, numpy, ``autograder/checks/core.py`` (loaded by path under a
 private name, so the rest of ``autograder`` is never imported) and, when the notebook has
 building blocks, the job's generated ``attention_ref`` (those building blocks and nothing else). Everything it sends
@@ -12,7 +12,8 @@ Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": 
 "index": i, "error": str|None, "standin": bool}``, ``{"event": "call", "id": k}``, ``{"event":
 "outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...,
 "peak_resident_bytes": ..., "standin":
-bool}`` (the arrays of ``value`` and the array arguments as the call left them are in the frame's
+bool}``, ``{"event": "measure_ready"}`` (a measured run: the cells have run, the measured call
+may come; see ``measure.py``) (the arrays of ``value`` and the array arguments as the call left them are in the frame's
 .npz, saved with ``allow_pickle=False``; the grader decides from the latter whether the call
 modified its input), ``{"event": "done", "cpu_seconds": float}`` (for timing reports only).
 ``standin`` says whether the cell or call used the matplotlib stand-in (``mpl_standin.py``,
@@ -152,10 +153,17 @@ def _touches(standin):
 _BOUND = {}  # modules the runner uses after student code has run, bound before it ran
 
 
-def main(job_dir, fd):
-    """Set up (limits, the stand-ins, the calls), say ready, run the cells like Run All, then the calls."""
+def main(job_dir, fd, control_fd=None):
+    """Set up (limits, the stand-ins, the calls), say ready, run the cells like Run All, then the calls.
+
+    With ``control_fd`` (a run of the grader's memory measurement, see ``measure.py``) the runner
+    waits after ``ready`` until the grader has read what the bare process holds, and ends with
+    the measured call, whose inputs exist only once the grader has bounded the group's memory.
+    """
     core, standin, skip, cells, calls = _prepare(job_dir)
     _send(fd, {"event": "ready"})
+    if control_fd is not None:
+        _await_grader(control_fd)
     namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
     for cell in cells:
         if cell["index"] not in skip:
@@ -165,9 +173,38 @@ def main(job_dir, fd):
         touches = _touches(standin)
         outcome, after = _run_call(core, namespace, call)
         _send_outcome(fd, call_id, outcome, after, _touches(standin) > touches)
+    if control_fd is not None:
+        _run_measured_call(fd, control_fd, job_dir, core, namespace)
     import resource
     usage = resource.getrusage(resource.RUSAGE_SELF)
     _send(fd, {"event": "done", "cpu_seconds": usage.ru_utime + usage.ru_stime})
+
+
+def _await_grader(control_fd):
+    """Block until the grader writes its one byte (or closes the pipe: then stop)."""
+    if os.read(control_fd, 1) != b"g":
+        raise RuntimeError("the grader stopped the memory measurement")
+
+
+def _run_measured_call(fd, control_fd, job_dir, core, namespace):
+    """Say the notebook has run, wait for the grader to bound the memory, then load the call and run it.
+
+    Its array arguments are not sent back (the memory check judges the answer only), so that
+    copying them does not count against the call's memory.
+    """
+    _send(fd, {"event": "measure_ready"})
+    _await_grader(control_fd)
+    np = _BOUND["numpy"]
+    with open(os.path.join(job_dir, "measured.json")) as f:
+        spec = json.load(f)
+    with np.load(os.path.join(job_dir, "measured.npz"), allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    call = core.Call(spec["name"], tuple(_decode(a, arrays) for a in spec["args"]),
+                     {k: _decode(v, arrays) for k, v in spec["kwargs"].items()})
+    del arrays
+    _send(fd, {"event": "call", "id": spec["id"]})
+    outcome, _ = core.call_student(namespace, call)
+    _send_outcome(fd, spec["id"], outcome, {}, False)
 
 
 def _prepare(job_dir):
@@ -188,6 +225,8 @@ def _prepare(job_dir):
     if job.get("standin_path"):
         standin = _load_by_path("_mpl_standin", job["standin_path"])
         standin.install()
+    if job.get("preload_pyplot"):
+        _preload_pyplot()
     _stub_modules(job["assignment"])
     _given_reference(job_dir)
     with np.load(os.path.join(job_dir, "inputs.npz"), allow_pickle=False) as z:
@@ -199,6 +238,16 @@ def _prepare(job_dir):
                          value_only=spec["value_only"], measure_peak=spec["measure_peak"])
         calls.append((spec["id"], call))
     return core, standin, set(job["skip_cells"]), job["cells"], calls
+
+
+def _preload_pyplot():
+    """Import the real pyplot before the grader reads what the bare runner holds (a measured run)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+    except ImportError:
+        pass
 
 
 def _run_cell(fd, cell, namespace, standin):
@@ -241,7 +290,7 @@ def _send_outcome(fd, call_id, outcome, after, used_standin):
 if __name__ == "__main__":
     event_fd = int(sys.argv[2])
     try:
-        main(sys.argv[1], event_fd)
+        main(sys.argv[1], event_fd, int(sys.argv[3]) if len(sys.argv) > 3 else None)
     except BaseException as exc:  # noqa: BLE001
         try:
             _send(event_fd, {"event": "runner_error", "error": f"{type(exc).__name__}: {exc}"[:2000]})

@@ -88,6 +88,17 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
         outcomes = [session.outcomes.get(i, Outcome(error="NotRun: the grader got no answer for this input"))
                     for i in ids]
         verdicts[check.grade_id] = evaluate(check, lambda _calls, o=outcomes: o, seed)
+    flags += _unmeasured_flags(verdicts)
     return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,
                               session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes,
                               session.matplotlib)
+
+
+def _unmeasured_flags(verdicts: Mapping[str, Verdict]) -> list[dict]:
+    """A flag for each memory check withheld because this host cannot bound memory from outside (``measure.py``)."""
+    return [{"kind": "verification failed", "grade_id": v.grade_id, "line": None, "cell": None,
+             "evidence": f"{v.grade_id}: the grader could not bound the call's memory from outside the notebook's "
+                         f"process (no writable memory control group: grade as root, or give the grader a "
+                         f"delegated cgroup v2 subtree), so the check's points are withheld; regrade on such a "
+                         f"host with `autograder grade --force`"}
+            for v in verdicts.values() if v.misconception == "grader.memory_unmeasured"]

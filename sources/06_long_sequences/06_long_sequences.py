@@ -26,8 +26,9 @@
 # After this notebook you can say how much memory the $n^2$ table takes, and write `blockwise_attention`.
 #
 # **How the checks work.** As before, `grader.check("...")` runs public checks and never shows expected arrays;
-# hidden tests grade the same properties on other inputs, and one of them measures the peak memory of your
-# function with Python's `tracemalloc`. Given: `softmax`, `scaled_dot_product_attention`, `causal_mask` and
+# hidden tests grade the same properties on other inputs, and one of them, worth 4 points, bounds the memory of
+# your function: the grader runs it with 256 queries and 32,768 keys under a limit far below the $n_q \times n_k$
+# table, from outside your notebook's process. Given: `softmax`, `scaled_dot_product_attention`, `causal_mask` and
 # `padding_mask`. The points of this notebook are a bonus, counted apart from the 100 course points.
 
 # %% nbgrader={"grade": false, "grade_id": "given", "locked": true, "schema_version": 3, "solution": false, "task": false} cell_id="given"
@@ -172,8 +173,8 @@ def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
 # %% cell_id="code-07"
 grader.check("blockwise_attention")
 
-# %% nbgrader={"grade": true, "grade_id": "blockwise_attention_matches_reference", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-blockwise-attention-matches-reference"
-# Hidden test: blockwise_attention, equals attention over all keys: n_q != n_k, blocks that do not divide n_k, batch axes (2 points)
+# %% nbgrader={"grade": true, "grade_id": "blockwise_attention_matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-blockwise-attention-matches-reference"
+# Hidden test: blockwise_attention, equals attention over all keys: n_q != n_k, blocks that do not divide n_k, batch axes (1 point)
 ### BEGIN HIDDEN TESTS
 check("blockwise_attention_matches_reference", globals())
 ### END HIDDEN TESTS
@@ -184,8 +185,8 @@ check("blockwise_attention_matches_reference", globals())
 check("blockwise_attention_block_sizes", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "blockwise_attention_masks", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-blockwise-attention-masks"
-# Hidden test: blockwise_attention, a causal mask and a padding mask with an empty sequence (zeros, no NaN) (2 points)
+# %% nbgrader={"grade": true, "grade_id": "blockwise_attention_masks", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-blockwise-attention-masks"
+# Hidden test: blockwise_attention, a causal mask and a padding mask with an empty sequence (zeros, no NaN) (1 point)
 ### BEGIN HIDDEN TESTS
 check("blockwise_attention_masks", globals())
 ### END HIDDEN TESTS
@@ -196,8 +197,8 @@ check("blockwise_attention_masks", globals())
 check("blockwise_attention_large_scores_float32", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "blockwise_attention_memory", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-blockwise-attention-memory"
-# Hidden test: blockwise_attention, never builds the n_q x n_k table (peak memory far below it) (2 points)
+# %% nbgrader={"grade": true, "grade_id": "blockwise_attention_memory", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false} cell_id="test-blockwise-attention-memory"
+# Hidden test: blockwise_attention, never builds the n_q x n_k table (memory bounded far below it) (4 points)
 ### BEGIN HIDDEN TESTS
 check("blockwise_attention_memory", globals())
 ### END HIDDEN TESTS
