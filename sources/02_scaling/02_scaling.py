@@ -534,6 +534,17 @@ check("STOP_AND_TRY_REASON_value", globals())
 # (dividing by a positive number never reorders scores), but the weights would be sharper, 0.665, 0.245 and 0.090:
 # the scale changes how peaked the softmax is, not which key wins.
 
+# %% [markdown] autograder={"rubric_for": "STOP_AND_TRY_WHY"} cell_id="rubric-STOP-AND-TRY-WHY"
+# **Rubric (instructor only)** — `STOP_AND_TRY_WHY`, 3 points.
+#
+# * **1 point: the largest weight.** Key 1 is aligned with the query, so its dot product is the largest, and the
+#   softmax keeps the order of the scores (it is increasing).
+# * **1 point: every key keeps some weight.** The exponential is positive, so no weight is zero (and a gradient
+#   reaches every key). "Softmax is smooth" alone earns nothing.
+# * **1 point: without the division.** The order stays the same (dividing by a positive number never reorders),
+#   the weights get sharper (0.665, 0.245, 0.090 instead of ≈ 0.576, 0.284, 0.140). Half a point for "sharper"
+#   without saying that the winner does not change.
+
 # %% [markdown] cell_id="c57"
 # ## Summary
 #

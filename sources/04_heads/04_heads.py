@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown] cell_id="md-01"
-# # 4. Projections and heads
+# # 04 · Projections and heads
 #
 # In the library of the lesson, a question is compared with the labels of folders and the pages inside
 # them are read. Attention does not get its questions, labels and pages for free: each position produces

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown] cell_id="md-01"
-# # 5. Self-attention and cross-attention
+# # 05 · Self-attention and cross-attention
 #
 # Multi-head attention (notebook 4) takes two sets of rows: $X_q$, the rows that ask, and $X_{kv}$, the rows
 # that are read. Which sequences you pass decides what the layer does:

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown] cell_id="md-01"
-# # 6. Long sequences (bonus)
+# # 06 · Long sequences (bonus)
 #
 # The parameters of an attention layer are fixed once the widths are chosen (notebook 4). The table of
 # attention weights it produces is not: every query has a weight for every key, so the table grows with the
