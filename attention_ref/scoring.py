@@ -185,3 +185,34 @@ def width_for_budget(kind: str, d: int, budget: int) -> int:
     if budget < per_unit:
         raise ValueError(f"a budget of {budget} parameters fits no hidden unit of width-{d} {kind} scores")
     return budget // per_unit
+
+
+def score_asymmetry(X, W_q, W_k) -> float:
+    """The largest gap between "i reads j" and "j reads i" in the scores ``(X W_q)(X W_k)^T``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d_model)
+        One row per position.
+    W_q, W_k : array_like, shape (d_model, d_k)
+        The query and key maps.
+
+    Returns
+    -------
+    float
+        ``max |S - S^T|`` for ``S = (X W_q)(X W_k)^T``: exactly 0 when ``W_q = W_k``, because
+        ``S = X W W^T X^T`` is then symmetric; two maps let the two directions differ.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> score_asymmetry(X, np.eye(2), np.eye(2)), score_asymmetry(X, np.eye(2), [[0.0, 1.0], [0.0, 0.0]])
+    (0.0, 1.0)
+    """
+    X = as_float_array(X, "X")
+    if X.ndim != 2:
+        raise ValueError(f"X must have shape (n, d_model), got {X.shape}")
+    W_q = _map(W_q, "W_q", X.shape[1], "the positions")
+    W_k = _map(W_k, "W_k", X.shape[1], "the positions")
+    S = (X @ W_q) @ (X @ W_k).T
+    return float(np.abs(S - S.T).max())
