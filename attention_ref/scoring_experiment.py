@@ -6,29 +6,28 @@ distractor key is ``q`` itself, perfectly aligned and irrelevant. A score functi
 full-batch gradient descent (Adam) on the cross-entropy of the softmax over keys against the
 relevant key; the gradients are derived by hand below (``tests/attention_ref/test_scoring.py``
 checks them against finite differences). One core, a few seconds per run.
+
+The notebook gives this module while it grades the score functions of :mod:`.scoring`, so nothing
+here calls them (the sandbox hands a notebook only what its given functions reach): the forward
+pass is written out below, with the intermediate arrays the backward pass needs, and
+``tests/attention_ref/test_scoring.py`` checks it against :mod:`.scoring`.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from .scores import softmax
-from .scoring import KINDS, additive_scores, bilinear_scores, scaled_dot_scores, score_costs, width_for_budget
+from .scoring import KINDS
 
 
-@dataclass(frozen=True)
-class Task:
-    """Queries ``Q`` (B, d), keys ``K`` (B, n_keys, d) and the index of the relevant key (B,)."""
+def make_task(rng: np.random.Generator, rotation: np.ndarray, size: int, n_keys: int, noise: float = 0.3) -> tuple:
+    """``size`` queries, each with ``n_keys`` unit keys: one relevant (``R q`` + noise), one the query itself.
 
-    Q: np.ndarray
-    K: np.ndarray
-    target: np.ndarray
-
-
-def make_task(rng: np.random.Generator, rotation: np.ndarray, size: int, n_keys: int, noise: float = 0.3) -> Task:
-    """``size`` queries, each with ``n_keys`` unit keys: one relevant (``R q`` + noise), one the query itself."""
+    Returns ``(Q, K, target)``: queries (B, d), keys (B, n_keys, d), the index of the relevant key (B,).
+    A plain tuple, not a class: the sandbox's cut-down package keeps functions and constants only.
+    """
     d = rotation.shape[0]
     unit = lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)  # noqa: E731
     Q = unit(rng.standard_normal((size, d)))
@@ -37,7 +36,7 @@ def make_task(rng: np.random.Generator, rotation: np.ndarray, size: int, n_keys:
     K[:, 0] = unit(Q @ rotation.T + noise * rng.standard_normal((size, d)) / math.sqrt(d))
     order = np.argsort(rng.random((size, n_keys)), axis=1)  # shuffle the keys of every query
     K = np.take_along_axis(K, order[..., None], axis=1)
-    return Task(Q, K, np.argmax(order == 0, axis=1))
+    return Q, K, np.argmax(order == 0, axis=1)
 
 
 def init_params(kind: str, rng: np.random.Generator, d: int, h: int) -> dict:
@@ -51,50 +50,57 @@ def init_params(kind: str, rng: np.random.Generator, d: int, h: int) -> dict:
     return params
 
 
+def forward(kind: str, params: dict, Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """Scores (B, n_keys) of each query against its own keys, and what the backward pass reuses."""
+    if kind == "bilinear":
+        return np.einsum("bd,de,bne->bn", Q, params["W"], K), ()
+    a, c = Q @ params["W_q"], K @ params["W_k"]  # (B, h), (B, n_keys, h)
+    if kind == "dot":
+        return np.einsum("bh,bnh->bn", a, c) / math.sqrt(a.shape[-1]), (a, c)
+    t = np.tanh(a[:, None, :] + c)  # one hidden vector per query-key pair
+    return t @ params["v"], (a, c, t)
+
+
 def scores(kind: str, params: dict, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
     """Scores (B, n_keys) of each query against its own keys."""
-    Q1 = Q[:, None, :]  # (B, 1, d): one query against its own n_keys keys
-    if kind == "additive":
-        out = additive_scores(Q1, K, params["W_q"], params["W_k"], params["v"])
-    elif kind == "dot":
-        out = scaled_dot_scores(Q1, K, params["W_q"], params["W_k"])
-    else:
-        out = bilinear_scores(Q1, K, params["W"])
-    return out[:, 0, :]
+    return forward(kind, params, Q, K)[0]
 
 
-def loss_and_grads(kind: str, params: dict, task: Task) -> tuple[float, dict]:
+def loss_and_grads(kind: str, params: dict, task: tuple) -> tuple[float, dict]:
     """Mean cross-entropy over queries and its gradient with respect to every parameter."""
-    Q, K, size = task.Q, task.K, len(task.target)
-    p = softmax(scores(kind, params, Q, K))
-    loss = -float(np.mean(np.log(p[np.arange(size), task.target] + 1e-12)))
+    Q, K, target = task
+    size = len(target)
+    s, cache = forward(kind, params, Q, K)
+    p = softmax(s)
+    loss = -float(np.mean(np.log(p[np.arange(size), target] + 1e-12)))
     g = p.copy()
-    g[np.arange(size), task.target] -= 1
+    g[np.arange(size), target] -= 1
     g /= size  # d loss / d score, (B, n_keys)
     if kind == "bilinear":
         return loss, {"W": np.einsum("bd,bn,bne->de", Q, g, K)}
-    a, c = Q @ params["W_q"], K @ params["W_k"]  # (B, h), (B, n_keys, h)
     if kind == "dot":
+        a, c = cache
         root = math.sqrt(a.shape[-1])
         da = np.einsum("bn,bnh->bh", g, c) / root
         dc = g[..., None] * a[:, None, :] / root
         return loss, {"W_q": Q.T @ da, "W_k": np.einsum("bnd,bnh->dh", K, dc)}
-    t = np.tanh(a[:, None, :] + c)
+    _, _, t = cache
     dz = g[..., None] * params["v"] * (1 - t * t)  # through v^T and tanh, (B, n_keys, h)
     return loss, {"W_q": Q.T @ dz.sum(axis=1), "W_k": np.einsum("bnd,bnh->dh", K, dz),
                   "v": np.einsum("bn,bnh->h", g, t)}
 
 
-def accuracy(kind: str, params: dict, task: Task) -> float:
+def accuracy(kind: str, params: dict, task: tuple) -> float:
     """Share of queries whose highest score is the relevant key."""
-    return float(np.mean(np.argmax(scores(kind, params, task.Q, task.K), axis=1) == task.target))
+    Q, K, target = task
+    return float(np.mean(np.argmax(scores(kind, params, Q, K), axis=1) == target))
 
 
-def train(kind: str, train_task: Task, test_task: Task, h: int, *, seed: int, steps: int = 300,
+def train(kind: str, train_task: tuple, test_task: tuple, h: int, *, seed: int, steps: int = 300,
           lr: float = 0.03) -> tuple[dict, list[float]]:
     """Adam on the full training set; returns the parameters and the test accuracy every 10 steps."""
     rng = np.random.default_rng(seed)
-    params = init_params(kind, rng, train_task.Q.shape[1], h)
+    params = init_params(kind, rng, train_task[0].shape[1], h)
     m = {k: np.zeros_like(w) for k, w in params.items()}
     s = {k: np.zeros_like(w) for k, w in params.items()}
     curve = []
@@ -116,17 +122,18 @@ def compare_scorers(d: int = 16, n_keys: int = 8, seeds=(0, 1, 2), steps: int = 
     Returns
     -------
     dict
-        ``rows``: one dict per kind (``kind``, ``h``, ``parameters``, ``multiply_adds`` for the
-        ``n_keys`` table, the mean ``train_accuracy``, mean and spread of the final test ``accuracy`` over
+        ``rows``: one dict per kind (``kind``, ``h``, ``parameters`` counted from the trained arrays,
+        the mean ``train_accuracy``, mean and spread of the final test ``accuracy`` over
         seeds); ``curves``:
         kind -> (seeds, steps // 10) test accuracies; ``raw_alignment``: the accuracy of the
         untrained dot product ``q . k`` on the test set; ``steps``.
     """
     budget = d * d
-    widths = {"additive": width_for_budget("additive", d, budget), "dot": width_for_budget("dot", d, budget),
-              "bilinear": d}
+    # the largest hidden width within the budget: 2 d h (+ h for v) parameters
+    widths = {"additive": budget // (2 * d + 1), "dot": budget // (2 * d), "bilinear": d}
     curves = {kind: [] for kind in KINDS}
     fitted = {kind: [] for kind in KINDS}  # accuracy on the training set: memorised or learned?
+    sizes = {}
     raw = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -138,11 +145,11 @@ def compare_scorers(d: int = 16, n_keys: int = 8, seeds=(0, 1, 2), steps: int = 
             params, curve = train(kind, train_task, test_task, widths[kind], seed=seed, steps=steps)
             curves[kind].append(curve)
             fitted[kind].append(accuracy(kind, params, train_task))
+            sizes[kind] = sum(w.size for w in params.values())  # parameters counted from the arrays
     rows = []
     for kind in KINDS:
         final = np.array(curves[kind])[:, -1]
-        parameters, multiply_adds = score_costs(kind, n_keys, d, widths[kind])
-        rows.append({"kind": kind, "h": widths[kind], "parameters": parameters, "multiply_adds": multiply_adds,
+        rows.append({"kind": kind, "h": widths[kind], "parameters": sizes[kind],
                      "train_accuracy": float(np.mean(fitted[kind])),
                      "accuracy": float(final.mean()), "spread": float(final.max() - final.min())})
     return {"rows": rows, "curves": {k: np.array(v) for k, v in curves.items()},
