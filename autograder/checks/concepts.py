@@ -88,6 +88,14 @@ QUESTIONS = [
         "d": ("value_is_scaled_key", "thinks the value is the key divided by sqrt(d_k)",
               "the divisor acts on the scores, not on the keys; ask where the values come from."),
     }),
+    Question("CONCEPT_HEADS", "04_heads", "why a layer runs several heads", "a", {
+        "b": ("heads_split_sentence", "thinks each head reads its own part of the sentence",
+              "every head reads every position; ask what differs from one head to the next."),
+        "c": ("heads_add_parameters", "thinks heads exist to multiply the parameters",
+              "section 3 counted them: at a fixed total width the heads do not multiply the parameters."),
+        "d": ("heads_for_divisor", "thinks heads exist to change the divisor",
+              "each head divides by the square root of its own width, but that is a consequence, not the purpose."),
+    }),
     Question("CONCEPT_WEIGHT", "05_cross_attention", "what a high cross-attention weight says", "b", {
         "a": ("weight_is_importance", "thinks a higher weight means the value is more important in general",
               "the weight says how well a key matched this query under the maps learned for one task; ask "

@@ -518,7 +518,7 @@ except NotImplementedError:
     print("(the gaps appear once score_asymmetry is done)")
 
 # %% [markdown] cell_id="md-16d-questions"
-# Answer with one letter per question, in order, as a tuple of strings: `CONCEPTS_04 = ("a", "b")`. The letters are
+# Answer with one letter per question, in order, as a tuple of strings: `CONCEPTS_04 = ("a", "b", "c")`. The letters are
 # checked when your notebook is graded.
 #
 # **Question 1.** After training, query $i$'s largest score is with key $j$. What does that tell you?
@@ -536,24 +536,32 @@ except NotImplementedError:
 #   the value to be passed on, and the two can carry different information.
 # * c) They must have the same width.
 # * d) The value is the key divided by $\sqrt{d_k}$.
+#
+# **Question 3.** Why does a layer run several heads rather than one head of full width?
+#
+# * a) Relevance is not one relation: each head has its own maps and can learn a different relation (which word a
+#   pronoun refers to, which word comes next, …), at about the cost of one full-width head.
+# * b) Each head reads its own part of the sentence, so that the work is shared out.
+# * c) More heads multiply the parameters, which makes the model larger.
+# * d) Each head needs a different divisor.
 
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_04", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-04"
-# CONCEPTS_04 = ("?", "?")  (one letter per question, in order)
+# CONCEPTS_04 = ("?", "?", "?")  (one letter per question, in order)
 ### BEGIN SOLUTION
-CONCEPTS_04 = ("d", "b")
+CONCEPTS_04 = ("d", "b", "a")
 ### END SOLUTION
 
 # %% cell_id="check-CONCEPTS-04"
 grader.check("CONCEPTS_04")
 
 # %% nbgrader={"grade": true, "grade_id": "CONCEPTS_04_format", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-04-format"
-# Hidden test: CONCEPTS_04, 2 letters, each one of a to d (1 point)
+# Hidden test: CONCEPTS_04, 3 letters, each one of a to d (1 point)
 ### BEGIN HIDDEN TESTS
 check("CONCEPTS_04_format", globals())
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "CONCEPTS_04_value", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-04-value"
-# Hidden test: CONCEPTS_04, what a large dot product of learned queries and keys means; how the key and the value of a position differ (1 point)
+# Hidden test: CONCEPTS_04, what a large dot product of learned queries and keys means; how the key and the value of a position differ; why a layer runs several heads (1 point)
 ### BEGIN HIDDEN TESTS
 check("CONCEPTS_04_value", globals())
 ### END HIDDEN TESTS
