@@ -1,13 +1,16 @@
 """Conceptual items of the core notebooks: the seeds' ideas that a function cannot test.
 
-Each multiple-choice item (``CONCEPT_*``, one letter as a string) has a right option and wrong
-options that are the seeds' misconceptions, named in the report when chosen. Like the Stop-and-try
+Each notebook's "Check your understanding" section asks multiple-choice questions whose wrong options
+are the seeds' misconceptions. The answer is one constant per notebook, ``CONCEPTS_NN``: one letter per
+question, in order (a tuple of strings, or a string such as ``"b, c, d"``). Like the Stop-and-try
 constants it is an answer key: its visible check says only whether the answer has the expected form
-(``format``, public); the value is checked when the notebook is graded (``value``, hidden).
+(``format``, public); the letters are checked when the notebook is graded (``value``, hidden), and a
+wrong letter is reported with the misconception it stands for. One ``format`` and one ``value`` cell
+per notebook, 1 point each, however many questions: the five core notebooks total 100.
 ``score_asymmetry`` (04) is the numeric item on the symmetry of one map.
 
-These items sit in each notebook's "Check your understanding" section, after the notebook's other
-tasks; :mod:`autograder.checks` appends them to the tasks and checks of their notebook's module.
+These items sit after each notebook's other tasks; :mod:`autograder.checks` appends them to the tasks
+and checks of their notebook's module.
 """
 from __future__ import annotations
 
@@ -25,9 +28,9 @@ LETTERS = "abcd"
 
 @dataclass(frozen=True)
 class Question:
-    """One item: the right letter, and for each wrong letter (misconception suffix, title, message)."""
+    """One question: the right letter, and for each wrong letter (misconception suffix, title, message)."""
 
-    task: str
+    name: str
     assignment: str
     title: str
     right: str
