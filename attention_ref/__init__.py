@@ -23,6 +23,15 @@ from .heads import (
 from .masking import apply_mask, causal_mask, padding_mask
 from .scaling import leading_weight, scale_scores, score_variance, softmax_jacobian
 from .scores import attention_scores, dot_product, softmax, weighted_average
+from .scoring import (
+    additive_scores,
+    bilinear_scores,
+    scaled_dot_scores,
+    score_asymmetry,
+    score_costs,
+    width_for_budget,
+)
+from .scoring_experiment import compare_scorers
 
 __all__ = [
     "dot_product", "attention_scores", "softmax", "weighted_average",
@@ -31,4 +40,6 @@ __all__ = [
     "project", "attention_param_count", "split_heads", "merge_heads",
     "multi_head_attention", "self_attention", "cross_attention",
     "blockwise_attention",
+    "additive_scores", "scaled_dot_scores", "bilinear_scores", "score_costs", "width_for_budget",
+    "score_asymmetry", "compare_scorers",
 ]

@@ -36,8 +36,10 @@ class Variant:
 
 
 def all_variants() -> list[Variant]:
-    """The variants of every ``nbNN`` module of this package, in notebook order."""
+    """The variants of every ``nbNN`` module of this package, in notebook order, then those of the
+    conceptual items (``concepts``, which span several notebooks)."""
     modules = [importlib.import_module(f"{__name__}.{info.name}")
                for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name)
                if re.fullmatch(r"nb\d\d", info.name)]
+    modules.append(importlib.import_module(f"{__name__}.concepts"))
     return [v for m in modules for v in m.VARIANTS]

@@ -10,6 +10,7 @@ import importlib
 import pkgutil
 import re
 
+from . import concepts
 from .core import Call, Check, CheckFailed, Outcome, Verdict, evaluate, run_calls  # noqa: F401
 
 #: Every ``nbNN_<name>`` module of this package, in notebook order: a new notebook's checks are
@@ -17,6 +18,23 @@ from .core import Call, Check, CheckFailed, Outcome, Verdict, evaluate, run_call
 MODULES = tuple(importlib.import_module(f"{__name__}.{info.name}")
                 for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name)
                 if re.fullmatch(r"nb\d\d_\w+", info.name))
+
+
+def _attach_concepts(module) -> None:
+    """Append the notebook's conceptual items (:mod:`.concepts`) to its module, once: every reader
+    of ``module.TASKS`` / ``CHECKS`` / ``MISCONCEPTIONS`` (the sandbox, the tests) then sees them."""
+    if getattr(module, "_CONCEPTS_ATTACHED", False):
+        return
+    module.TASKS = [*module.TASKS, *concepts.TASKS.get(module.ASSIGNMENT, [])]
+    module.CHECKS = type(module.CHECKS)([*module.CHECKS, *concepts.CHECKS.get(module.ASSIGNMENT, [])])
+    module.MISCONCEPTIONS = {**module.MISCONCEPTIONS,
+                             **{k: v for k, v in concepts.MISCONCEPTIONS.items()
+                                if k.split(".")[0] in concepts.TASKS.get(module.ASSIGNMENT, [])}}
+    module._CONCEPTS_ATTACHED = True
+
+
+for _module in MODULES:
+    _attach_concepts(_module)
 
 GENERIC_MISCONCEPTIONS = {
     "not_implemented": "not attempted (the stub still raises NotImplementedError)",

@@ -98,7 +98,7 @@ def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
         if candidate.shape == arr.shape and allclose(arr, candidate, rtol, atol):
             raise CheckFailed(message, misconception)
     if np.isnan(arr).any() and not np.isnan(reference).any():
-        raise CheckFailed(f"{what} contains NaN where every value should be a number", "nan")
+        raise CheckFailed(f"NaN in {what}, where every value should be a number", "nan")
     raise CheckFailed(f"{what} {generic or 'does not match the reference values'}", generic_misconception)
 
 

@@ -126,7 +126,7 @@ def _judge_blockwise(call, outcome, what="your output"):
     expect.shape(result, reference.shape, what, " (..., n_q, d_v): one row per query, the values' width")
     if np.isnan(result).any() and not np.isnan(reference).any():
         if kwargs.get("mask") is not None:
-            raise CheckFailed(f"{what} contains NaN where a block or a whole row of keys is masked: the running "
+            raise CheckFailed(f"NaN in {what} where a block or a whole row of keys is masked: the running "
                               f"maximum stays -inf there and -inf - (-inf) is NaN. Shift by 0 while the maximum is "
                               f"-inf, and leave a query with no allowed key at zeros.", "blockwise_attention.masked_nan")
     expect.close(result, reference, what, dtype=np.result_type(Q, K, V),

@@ -68,6 +68,19 @@ grader = Grader("01_scores_softmax", globals())
 #
 # **Task.** Write `dot_product(q, k)` for two 1-D vectors of the same length; return a Python `float`.
 
+# %% [markdown] cell_id="c02b-bottleneck"
+# ## Why attention: one running state, or every position
+#
+# Before attention, a sequence was read by a recurrent network, one word at a time. Its gates (LSTM, GRU) let
+# gradients, and so learned dependencies, travel much further across a sequence, but they do it by making one
+# memory better: everything relevant from the whole history still has to be compressed into **one fixed-size
+# hidden state**, updated one step at a time. When the last word is read, the first one is present only through
+# that vector.
+#
+# Attention takes a structurally different route. Every output position looks **directly and individually** at
+# every input position, and the network learns how much weight to give each one. The tool for "how well does this
+# position match what I am looking for" is nothing more exotic than the dot product.
+
 # %% nbgrader={"grade": false, "grade_id": "dot_product", "locked": false, "schema_version": 3, "solution": true, "task": false} cell_id="c03-dot-product"
 def dot_product(q, k):
     """Dot product of two vectors: multiply matching entries and add the results.
@@ -244,8 +257,8 @@ check("softmax_rows_sum_to_one", globals())
 check("softmax_matches_reference", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "softmax_large_scores", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="c21-softmax-large-scores"
-# Hidden test: softmax, no overflow at large scores (1e3 and 1e4) (2 points)
+# %% nbgrader={"grade": true, "grade_id": "softmax_large_scores", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c21-softmax-large-scores"
+# Hidden test: softmax, no overflow at large scores (1e3 and 1e4) (1 point)
 ### BEGIN HIDDEN TESTS
 check("softmax_large_scores", globals())
 ### END HIDDEN TESTS
@@ -395,12 +408,74 @@ try:
 except NotImplementedError:
     print("(plot appears once softmax and weighted_average are done)")
 
+# %% [markdown] cell_id="c36b-understanding"
+# ## 7. Check your understanding
+#
+# Answer with one letter per question, in order, as a tuple of strings: `CONCEPTS_01 = ("a", "b", "c")`.
+# The visible check says only whether the answer has the expected form; the letters are checked when your notebook
+# is graded.
+#
+# **Question 1.** An LSTM or GRU reads a sentence one word at a time. Which of its limits does attention remove?
+#
+# * a) Its gates stop gradients from flowing, so it cannot learn from long sentences at all.
+# * b) Everything it has read must be compressed into one fixed-size hidden state, updated one step at a time;
+#   attention lets each output position read every input position directly.
+# * c) It has no learned parameters with which to compare two words.
+# * d) It cannot read a sequence longer than the width of its hidden state.
+#
+# **Question 2.** Why does attention average the values with softmax weights instead of reading only the
+# best-matching item (argmax)?
+#
+# * a) argmax is too slow to compute on long sequences.
+# * b) softmax always gives the best item the largest weight; argmax does not.
+# * c) a small change of a score leaves the argmax choice unchanged or makes it jump, so no usable gradient reaches
+#   the learned maps; softmax weights change smoothly with every score.
+# * d) argmax cannot handle negative scores.
+#
+# **Question 3.** Which comparison does scaled dot-product attention make between a query and a key?
+#
+# * a) a more sophisticated similarity measure than the dot product, designed for attention.
+# * b) the cosine of the angle between them (their lengths divided out).
+# * c) the distance between them: the closer the two vectors, the higher the weight.
+# * d) the plain dot product, divided by $\sqrt{d_k}$, before the softmax turns the scores into weights.
+
+# %% nbgrader={"grade": false, "grade_id": "CONCEPTS_01", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-01"
+# CONCEPTS_01 = ("?", "?", "?")  (one letter per question, in order)
+### BEGIN SOLUTION
+CONCEPTS_01 = ("b", "c", "d")
+### END SOLUTION
+
+# %% cell_id="check-CONCEPTS-01"
+grader.check("CONCEPTS_01")
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_01_format", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-01-format"
+# Hidden test: CONCEPTS_01, 3 letters, each one of a to d (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_01_format", globals())
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_01_value", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-01-value"
+# Hidden test: CONCEPTS_01, the limit of recurrent networks that attention removes; why softmax weights and not the single best item; which comparison scaled dot-product attention uses (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_01_value", globals())
+### END HIDDEN TESTS
+
 # %% [markdown] cell_id="c37"
 # ## Summary
 #
 # A query is compared with every key by a dot product (`attention_scores`), the scores of each query become
 # weights that are positive and sum to one (`softmax`, stable thanks to the row maximum), and the weights average
 # the values (`weighted_average`). Notebook 02 asks what happens to these scores when the vectors get long.
+
+# %% [markdown] cell_id="c37b-reading"
+# ## Further reading
+#
+# * Vaswani et al., *Attention Is All You Need* (2017), §3.2.1: scaled dot-product attention, additive attention as
+#   the older alternative, and the footnote that computes the variance $d_k$ of a dot product of independent
+#   unit-variance entries (why the divisor has the form it has); §3.2.2: multi-head attention and its cost.
+# * Prince, *Understanding Deep Learning*, §12.3: self-attention, with the scaling argument in §12.3.2 and
+#   multiple heads in §12.3.3; it also explains the names query, key and value, inherited from information
+#   retrieval.
 
 # %% cell_id="c38"
 grader.summary()

@@ -526,13 +526,58 @@ check("STOP_AND_TRY_REASON_value", globals())
 # why does every key still receive some weight, and what would change — and what would not — without the division
 # by $\sqrt{d_k}$?
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "STOP_AND_TRY_WHY", "locked": false, "points": 3, "schema_version": 3, "solution": true, "task": false} cell_id="c56-STOP-AND-TRY-WHY"
+# %% [markdown] nbgrader={"grade": true, "grade_id": "STOP_AND_TRY_WHY", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} cell_id="c56-STOP-AND-TRY-WHY"
 # Key 1 points in exactly the same direction as the query, so its dot product is the largest (1, against 0 for the
 # perpendicular key 2 and -1 for the opposing key 3); the softmax is increasing, so the largest score gets the
 # largest weight (≈ 0.576, then 0.284 and 0.140). Every key keeps a positive weight because the exponential is
 # positive, which is what lets gradients reach every key. Without the division by √2 the order would stay the same
 # (dividing by a positive number never reorders scores), but the weights would be sharper, 0.665, 0.245 and 0.090:
 # the scale changes how peaked the softmax is, not which key wins.
+
+# %% [markdown] autograder={"rubric_for": "STOP_AND_TRY_WHY"} cell_id="rubric-STOP-AND-TRY-WHY"
+# **Rubric (instructor only)** — `STOP_AND_TRY_WHY`, 2 points.
+#
+# * **1 point: the largest weight, and every key keeps some.** Key 1 is aligned with the query, so its dot product
+#   is the largest, and the softmax keeps the order of the scores; the exponential is positive, so no weight is
+#   zero. Half a point for either half alone.
+# * **1 point: without the division.** The order stays the same (dividing by a positive number never reorders),
+#   the weights get sharper (0.665, 0.245, 0.090 instead of ≈ 0.576, 0.284, 0.140). Half a point for "sharper"
+#   without saying that the winner does not change.
+
+# %% [markdown] cell_id="c56b-understanding"
+# ## Check your understanding
+#
+# Answer with one letter, as a tuple of one string: `CONCEPTS_02 = ("a",)`. The letter is checked when your
+# notebook is graded.
+#
+# **Question 1.** Dividing the scores by $\sqrt{d_k}$ gives them unit variance …
+#
+# * a) when the entries of queries and keys are independent with mean 0 and variance 1, as at initialisation;
+#   trained maps can still produce large scores and saturate the softmax with the divisor in place.
+# * b) at every step of training, whatever values the learned weights take.
+# * c) only when $d_k$ is a power of two.
+# * d) only at the positions that a mask hides.
+
+# %% nbgrader={"grade": false, "grade_id": "CONCEPTS_02", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-02"
+# CONCEPTS_02 = ("?",)  (one letter)
+### BEGIN SOLUTION
+CONCEPTS_02 = ("a",)
+### END SOLUTION
+
+# %% cell_id="check-CONCEPTS-02"
+grader.check("CONCEPTS_02")
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_02_format", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-02-format"
+# Hidden test: CONCEPTS_02, 1 letters, each one of a to d (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_02_format", globals())
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_02_value", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-02-value"
+# Hidden test: CONCEPTS_02, when the divisor guarantees unit-variance scores (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_02_value", globals())
+### END HIDDEN TESTS
 
 # %% [markdown] cell_id="c57"
 # ## Summary
@@ -541,6 +586,16 @@ check("STOP_AND_TRY_REASON_value", globals())
 # zero, and the gradient stalls. Dividing by $\sqrt{d_k}$ restores unit variance and keeps the weights responsive;
 # it never changes which key wins. The divisor fixes the scale at initialisation only: trained maps can still
 # produce large scores. Notebook 03 adds masks.
+
+# %% [markdown] cell_id="c57b-reading"
+# ## Further reading
+#
+# * Vaswani et al., *Attention Is All You Need* (2017), §3.2.1: scaled dot-product attention, additive attention as
+#   the older alternative, and the footnote that computes the variance $d_k$ of a dot product of independent
+#   unit-variance entries (why the divisor has the form it has); §3.2.2: multi-head attention and its cost.
+# * Prince, *Understanding Deep Learning*, §12.3: self-attention, with the scaling argument in §12.3.2 and
+#   multiple heads in §12.3.3; it also explains the names query, key and value, inherited from information
+#   retrieval.
 
 # %% cell_id="c58"
 grader.summary()

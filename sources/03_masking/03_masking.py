@@ -310,8 +310,8 @@ check("scaled_dot_product_attention_padding", globals())
 check("scaled_dot_product_attention_float_mask", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "scaled_dot_product_attention_fully_masked_row", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="c30-scaled-dot-product-attention-fully-masked-row"
-# Hidden test: scaled_dot_product_attention, a query with no allowed key gets zero weights and a zero output (no NaN) (2 points)
+# %% nbgrader={"grade": true, "grade_id": "scaled_dot_product_attention_fully_masked_row", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c30-scaled-dot-product-attention-fully-masked-row"
+# Hidden test: scaled_dot_product_attention, a query with no allowed key gets zero weights and a zero output (no NaN) (1 point)
 ### BEGIN HIDDEN TESTS
 check("scaled_dot_product_attention_fully_masked_row", globals())
 ### END HIDDEN TESTS
@@ -370,6 +370,18 @@ except NotImplementedError:
 # padding ($j \ge L_b$). Hidden scores become $-\infty$ *before* the softmax, so they get weight exactly zero and
 # the rest still sums to one; a query with nothing to read gets zeros, not NaN. Notebook 04 adds the learned maps
 # and several heads.
+
+# %% [markdown] cell_id="c37b-reading"
+# ## Further reading
+#
+# * Vaswani et al., *Attention Is All You Need* (2017), §3.2.1: scaled dot-product attention, additive attention as
+#   the older alternative, and the footnote that computes the variance $d_k$ of a dot product of independent
+#   unit-variance entries (why the divisor has the form it has); §3.2.2: multi-head attention and its cost.
+# * Prince, *Understanding Deep Learning*, §12.3: self-attention, with the scaling argument in §12.3.2 and
+#   multiple heads in §12.3.3; it also explains the names query, key and value, inherited from information
+#   retrieval.
+#
+# The mask of a decoder is in §3.2.3 of the transformer paper ("Applications of Attention in our Model").
 
 # %% cell_id="c38"
 grader.summary()

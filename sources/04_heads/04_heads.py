@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown] cell_id="md-01"
-# # 4. Projections and heads
+# # 04 · Projections and heads
 #
 # In the library of the lesson, a question is compared with the labels of folders and the pages inside
 # them are read. Attention does not get its questions, labels and pages for free: each position produces
@@ -140,6 +140,18 @@ except NotImplementedError:
     print("(plot appears once project is done)")
 
 
+# %% [markdown] cell_id="md-05b-alignment"
+# ### Alignment is not relevance
+#
+# A dot product measures **alignment**: how far $q_i$ and $k_j$ point the same way. Nothing in the formula
+# guarantees that alignment means **relevance**. In the raw inputs, a word is most aligned with itself, yet a
+# pronoun needs its noun. The maps $W_Q$ and $W_K$ have to learn a space, a coordinate system, in which a large dot
+# product means "worth reading" for the task the model is trained on.
+#
+# This is also where the library analogy breaks. A library label is written by a librarian and means something
+# before the search begins. A key is a learned vector with no meaning outside the dot product, and the query is
+# learned in the same space: the pair of maps has to learn a space where alignment is relevance.
+
 # %% [markdown] cell_id="md-06"
 # ## 3. Counting the parameters
 #
@@ -155,7 +167,9 @@ except NotImplementedError:
 # of full width 512 — and the output projection adds $512^2 = 262{,}144$: **1,048,576** in all.
 # Splitting the model into heads does not multiply the cost at a fixed total width; the paper notes that the
 # total computational cost is similar to that of one full-width head. Heads multiply the cost only against a
-# single head of the same *narrow* width, and they add the output projection, $d_{model}^2$.
+# single head of the same *narrow* width. The output projection $W_O$, $d_{model}^2$ more, recombines the heads;
+# `attention_param_count` counts it for one head as for eight (`output_projection=False` leaves it out), so the
+# comparison with one full-width head holds with it or without it.
 #
 # **Task.** Write `attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True)`.
 # When `d_k` or `d_v` is not given, a head gets the width `d_model // num_heads`. Return an `int`.
@@ -405,8 +419,8 @@ grader.check("multi_head_attention")
 check("multi_head_attention_shapes", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "multi_head_attention_matches_reference", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-multi-head-attention-matches-reference"
-# Hidden test: multi_head_attention, non-square: batch axes, n_q != n_k, d_k != d_v, 4 heads, W_o to another width (2 points)
+# %% nbgrader={"grade": true, "grade_id": "multi_head_attention_matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-multi-head-attention-matches-reference"
+# Hidden test: multi_head_attention, non-square: batch axes, n_q != n_k, d_k != d_v, 4 heads, W_o to another width (1 point)
 ### BEGIN HIDDEN TESTS
 check("multi_head_attention_matches_reference", globals())
 ### END HIDDEN TESTS
@@ -459,6 +473,99 @@ try:
 except NotImplementedError:
     print("(plot appears once multi_head_attention is done)")
 
+# %% [markdown] cell_id="md-16b-understanding"
+# ## 7. Check your understanding
+#
+# **Task.** Section 2 showed on one example that a shared map gives a symmetric score matrix. Measure it: write
+# `score_asymmetry(X, W_q, W_k)`, the largest gap $\max_{i,j} |s_{ij} - s_{ji}|$ between "$i$ reads $j$" and
+# "$j$ reads $i$" for the scores $s_{ij} = (x_i W_q) \cdot (x_j W_k)$. The cell after it prints the gap for one map
+# and for two.
+
+# %% nbgrader={"grade": false, "grade_id": "score_asymmetry", "locked": false, "schema_version": 3, "solution": true, "task": false} cell_id="sol-score-asymmetry"
+def score_asymmetry(X, W_q, W_k):
+    """The largest gap between "i reads j" and "j reads i" in the scores (X W_q)(X W_k)^T.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d_model)
+    W_q, W_k : ndarray, shape (d_model, d_k)
+
+    Returns
+    -------
+    float
+        max over i, j of |s_ij - s_ji|.
+    """
+    ### BEGIN SOLUTION
+    S = (np.asarray(X) @ np.asarray(W_q)) @ (np.asarray(X) @ np.asarray(W_k)).T
+    return float(np.abs(S - S.T).max())
+    ### END SOLUTION
+
+
+# %% cell_id="check-score-asymmetry"
+grader.check("score_asymmetry")
+
+# %% nbgrader={"grade": true, "grade_id": "score_asymmetry_values", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-score-asymmetry-values"
+# Hidden test: score_asymmetry, two maps: the largest gap between the two directions; one map: 0 (1 point)
+### BEGIN HIDDEN TESTS
+check("score_asymmetry_values", globals())
+### END HIDDEN TESTS
+
+# %% cell_id="code-16c"
+try:
+    print("one map (W, W):      largest gap", score_asymmetry(X_demo, W_shared, W_shared))
+    print("two maps (W_q, W_k): largest gap", round(score_asymmetry(X_demo, W_q_demo, W_k_demo), 3))
+except NotImplementedError:
+    print("(the gaps appear once score_asymmetry is done)")
+
+# %% [markdown] cell_id="md-16d-questions"
+# Answer with one letter per question, in order, as a tuple of strings: `CONCEPTS_04 = ("a", "b", "c")`. The letters are
+# checked when your notebook is graded.
+#
+# **Question 1.** After training, query $i$'s largest score is with key $j$. What does that tell you?
+#
+# * a) The two input vectors $x_i$ and $x_j$ point in nearly the same direction.
+# * b) Word $j$ is the most important word of the sentence, for any purpose.
+# * c) Key $j$ carried that meaning before training, as a library label does.
+# * d) $q_i$ and $k_j$ are aligned in the space the learned maps produce, and training shaped that space so that
+#   alignment there tracks what is relevant for the task.
+#
+# **Question 2.** How do the key and the value of one position differ?
+#
+# * a) They are the same vector, used twice.
+# * b) They come from two separate learned maps of the same input: the key is shaped to be matched against queries,
+#   the value to be passed on, and the two can carry different information.
+# * c) They must have the same width.
+# * d) The value is the key divided by $\sqrt{d_k}$.
+#
+# **Question 3.** Why does a layer run several heads rather than one head of full width?
+#
+# * a) Relevance is not one relation: each head has its own maps and can learn a different relation (which word a
+#   pronoun refers to, which word comes next, …), at about the cost of one full-width head.
+# * b) Each head reads its own part of the sentence, so that the work is shared out.
+# * c) More heads multiply the parameters, which makes the model larger.
+# * d) Each head needs a different divisor.
+
+# %% nbgrader={"grade": false, "grade_id": "CONCEPTS_04", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-04"
+# CONCEPTS_04 = ("?", "?", "?")  (one letter per question, in order)
+### BEGIN SOLUTION
+CONCEPTS_04 = ("d", "b", "a")
+### END SOLUTION
+
+# %% cell_id="check-CONCEPTS-04"
+grader.check("CONCEPTS_04")
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_04_format", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-04-format"
+# Hidden test: CONCEPTS_04, 3 letters, each one of a to d (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_04_format", globals())
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_04_value", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-04-value"
+# Hidden test: CONCEPTS_04, what a large dot product of learned queries and keys means; how the key and the value of a position differ; why a layer runs several heads (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_04_value", globals())
+### END HIDDEN TESTS
+
 # %% [markdown] cell_id="md-17"
 # ## Summary
 #
@@ -466,6 +573,16 @@ except NotImplementedError:
 # is symmetric. At a fixed total width the heads do not multiply the parameters — $3\,d_{model}^2$ for the maps
 # plus $d_{model}^2$ for the output projection, 1,048,576 at width 512 — and each head divides its scores by the
 # square root of its own width. The table below shows which tasks pass their visible checks.
+
+# %% [markdown] cell_id="md-17b-reading"
+# ## Further reading
+#
+# * Vaswani et al., *Attention Is All You Need* (2017), §3.2.1: scaled dot-product attention, additive attention as
+#   the older alternative, and the footnote that computes the variance $d_k$ of a dot product of independent
+#   unit-variance entries (why the divisor has the form it has); §3.2.2: multi-head attention and its cost.
+# * Prince, *Understanding Deep Learning*, §12.3: self-attention, with the scaling argument in §12.3.2 and
+#   multiple heads in §12.3.3; it also explains the names query, key and value, inherited from information
+#   retrieval.
 
 # %% cell_id="code-18"
 grader.summary()

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown] cell_id="md-01"
-# # 5. Self-attention and cross-attention
+# # 05 · Self-attention and cross-attention
 #
 # Multi-head attention (notebook 4) takes two sets of rows: $X_q$, the rows that ask, and $X_{kv}$, the rows
 # that are read. Which sequences you pass decides what the layer does:
@@ -95,14 +95,14 @@ grader.check("self_attention")
 check("self_attention_shapes", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "self_attention_matches_reference", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-self-attention-matches-reference"
-# Hidden test: self_attention, batch axes, d_k != d_v, W_o to another width, causal=False (2 points)
+# %% nbgrader={"grade": true, "grade_id": "self_attention_matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-self-attention-matches-reference"
+# Hidden test: self_attention, batch axes, d_k != d_v, W_o to another width, causal=False (1 point)
 ### BEGIN HIDDEN TESTS
 check("self_attention_matches_reference", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "self_attention_causal", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-self-attention-causal"
-# Hidden test: self_attention, causal=True: position i reads only positions j <= i (2 points)
+# %% nbgrader={"grade": true, "grade_id": "self_attention_causal", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-self-attention-causal"
+# Hidden test: self_attention, causal=True: position i reads only positions j <= i (1 point)
 ### BEGIN HIDDEN TESTS
 check("self_attention_causal", globals())
 ### END HIDDEN TESTS
@@ -174,8 +174,8 @@ grader.check("cross_attention")
 check("cross_attention_shapes", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "cross_attention_matches_reference", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-cross-attention-matches-reference"
-# Hidden test: cross_attention, batch axes, n_dec != n_enc, d_k != d_v, 4 heads, W_o to another width (2 points)
+# %% nbgrader={"grade": true, "grade_id": "cross_attention_matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-cross-attention-matches-reference"
+# Hidden test: cross_attention, batch axes, n_dec != n_enc, d_k != d_v, 4 heads, W_o to another width (1 point)
 ### BEGIN HIDDEN TESTS
 check("cross_attention_matches_reference", globals())
 ### END HIDDEN TESTS
@@ -186,8 +186,8 @@ check("cross_attention_matches_reference", globals())
 check("cross_attention_self_special_case", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "cross_attention_padding", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} cell_id="test-cross-attention-padding"
-# Hidden test: cross_attention, enc_lengths: padded source positions get weight 0 (3 points)
+# %% nbgrader={"grade": true, "grade_id": "cross_attention_padding", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-cross-attention-padding"
+# Hidden test: cross_attention, enc_lengths: padded source positions get weight 0 (1 point)
 ### BEGIN HIDDEN TESTS
 check("cross_attention_padding", globals())
 ### END HIDDEN TESTS
@@ -269,12 +269,58 @@ try:
 except NotImplementedError:
     print("(plot appears once cross_attention is done)")
 
+# %% [markdown] cell_id="md-09b-understanding"
+# ## Check your understanding
+#
+# Answer with one letter, as a tuple of one string: `CONCEPTS_05 = ("a",)`. The letter is checked when your
+# notebook is graded.
+#
+# **Question 1.** In a trained translation model, one output position puts weight 0.7 on one input word. What does
+# that say?
+#
+# * a) That input word matters more than the others for getting the translation right, in general.
+# * b) Its key matched this query best under the maps learned for this task: a learned, task-specific relevance,
+#   not importance in general.
+# * c) The other input words were masked.
+# * d) The value vector of that word is 0.7 times as long as the others.
+
+# %% nbgrader={"grade": false, "grade_id": "CONCEPTS_05", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-05"
+# CONCEPTS_05 = ("?",)  (one letter)
+### BEGIN SOLUTION
+CONCEPTS_05 = ("b",)
+### END SOLUTION
+
+# %% cell_id="check-CONCEPTS-05"
+grader.check("CONCEPTS_05")
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_05_format", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-05-format"
+# Hidden test: CONCEPTS_05, 1 letters, each one of a to d (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_05_format", globals())
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "CONCEPTS_05_value", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-CONCEPTS-05-value"
+# Hidden test: CONCEPTS_05, what a high cross-attention weight says (1 point)
+### BEGIN HIDDEN TESTS
+check("CONCEPTS_05_value", globals())
+### END HIDDEN TESTS
+
 # %% [markdown] cell_id="md-10"
 # ## Summary
 #
 # One mechanism, two uses: self-attention passes the same sequence twice (with a causal mask when the model
 # predicts the next word); cross-attention lets the output side ask and the input side answer, with the
 # padding of the input hidden along the key axis. The table below shows which tasks pass their visible checks.
+
+# %% [markdown] cell_id="md-10b-reading"
+# ## Further reading
+#
+# * Vaswani et al., *Attention Is All You Need* (2017), §3.2.1: scaled dot-product attention, additive attention as
+#   the older alternative, and the footnote that computes the variance $d_k$ of a dot product of independent
+#   unit-variance entries (why the divisor has the form it has); §3.2.2: multi-head attention and its cost.
+# * Prince, *Understanding Deep Learning*, §12.3: self-attention, with the scaling argument in §12.3.2 and
+#   multiple heads in §12.3.3; it also explains the names query, key and value, inherited from information
+#   retrieval.
 
 # %% cell_id="code-11"
 grader.summary()

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown] cell_id="md-01"
-# # 6. Long sequences (bonus)
+# # 06 · Long sequences (bonus)
 #
 # The parameters of an attention layer are fixed once the widths are chosen (notebook 4). The table of
 # attention weights it produces is not: every query has a weight for every key, so the table grows with the
@@ -68,7 +68,7 @@ check("TABLE_BYTES_value", globals())
 ### END HIDDEN TESTS
 
 # %% [markdown] cell_id="md-04"
-# About half a gigabyte for one layer and one sequence, before the scores, the exponentials and the
+# That is the table of one layer for one sequence, before the scores, the exponentials and the
 # temporaries a plain numpy implementation makes along the way. On the course machines the peak extra memory of
 # a plain numpy attention over 8 heads at $n = 4096$ was measured at 2.2 GB (0.56 GB for an in-place version),
 # against 26 MB for a blockwise version with $512 \times 512$ tiles. The plot shows how the table grows with $n$
@@ -245,12 +245,46 @@ try:
 except NotImplementedError:
     print("(plot appears once blockwise_attention is done)")
 
+# %% [markdown] cell_id="md-09b-why"
+# ## 3. Why it is exact
+#
+# **Written answer (graded by hand).** In three or four sentences: why must the running total and the running
+# weighted sum be multiplied by $e^{m - m'}$ when the running maximum grows, and why is the blockwise result
+# *exactly* the softmax-weighted average (up to rounding), not an approximation of it?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "ONLINE_SOFTMAX_WHY", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} cell_id="written-ONLINE-SOFTMAX-WHY"
+# Every exponential is stored relative to the running maximum: the total is $\sum_j e^{s_j - m}$ and the weighted sum
+# $\sum_j e^{s_j - m} v_j$. When a new block raises the maximum to $m'$, the terms accumulated so far are relative to
+# the old $m$; multiplying them by $e^{m - m'}$ turns each $e^{s_j - m}$ into $e^{s_j - m'}$, so old and new terms are
+# added on the same scale. After the last block $o / \ell = \sum_j e^{s_j - m} v_j / \sum_j e^{s_j - m}$, and the
+# common factor $e^{-m}$ cancels between numerator and denominator: this is $\operatorname{softmax}(s)\,V$ exactly,
+# only rearranged, so the result differs from the full computation by rounding alone.
+
+# %% [markdown] autograder={"rubric_for": "ONLINE_SOFTMAX_WHY"} cell_id="rubric-ONLINE-SOFTMAX-WHY"
+# **Rubric (instructor only)** — `ONLINE_SOFTMAX_WHY`, 2 points.
+#
+# * **1 point: the rescaling.** Terms accumulated with the old maximum are on another scale; $e^{m - m'}$ puts them on
+#   the scale of the new maximum before the new block is added. "To avoid overflow" alone earns nothing (that is the
+#   subtraction of the maximum, not the rescaling).
+# * **1 point: exactness.** The final division cancels the common factor $e^{-m}$, so the result is the
+#   softmax-weighted average rearranged, equal up to rounding; no term is dropped or approximated.
+
 # %% [markdown] cell_id="md-10"
 # ## Summary
 #
-# The table of weights is $n^2$ numbers per head: 536,870,912 bytes for 8 heads at $n = 4096$ in float32.
+# The table of weights is $n^2$ numbers per head: `TABLE_BYTES` for 8 heads at $n = 4096$ in float32.
 # The online softmax keeps a running maximum, total and weighted sum per query, rescales them by
 # $e^{m - m'}$ when the maximum grows, and so computes exact attention one block of keys at a time.
+
+# %% [markdown] cell_id="md-10b-reading"
+# ## Further reading
+#
+# * Vaswani et al., *Attention Is All You Need* (2017), §3.2.1: scaled dot-product attention, additive attention as
+#   the older alternative, and the footnote that computes the variance $d_k$ of a dot product of independent
+#   unit-variance entries (why the divisor has the form it has); §3.2.2: multi-head attention and its cost.
+# * Prince, *Understanding Deep Learning*, §12.3: self-attention, with the scaling argument in §12.3.2 and
+#   multiple heads in §12.3.3; it also explains the names query, key and value, inherited from information
+#   retrieval.
 
 # %% cell_id="code-11"
 grader.summary()

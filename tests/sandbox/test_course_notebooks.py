@@ -12,10 +12,10 @@ import ast
 
 import pytest
 
-from autograder.checks import MODULES
+from autograder.checks import MODULES, TASKS
 from autograder.sandbox import Limits, read_cells, verify_submission
 
-from .conftest import ANSWERS, ROOT, WRONG_SOFTMAX, submissions, tasks_passed, to_bytes
+from .conftest import ROOT, WRONG_SOFTMAX, submissions, tasks_passed, to_bytes
 
 LIMITS = Limits(cpu_seconds=60, memory_mb=2048, wall_seconds=300, cell_seconds=60)
 
@@ -76,5 +76,5 @@ def test_hostile_variant_of_the_course_notebook():
     answers["softmax"] = "np.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True\n" + WRONG_SOFTMAX
     nb = submissions.fill(submissions.read(release), answers)
     result = verify_submission(assignment, to_bytes(nb), 2024, LIMITS)
-    assert tasks_passed(result) == {task: task != "softmax" for task in ANSWERS}
+    assert tasks_passed(result) == {task: task != "softmax" for task in TASKS[assignment]}  # every task of 01
     assert {f["rule"] for f in result.flags} == {"numpy-patch"}

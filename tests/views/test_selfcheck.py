@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder import selfcheck
+from autograder.checks import TASKS
+from autograder.config import load_course
 from autograder.submissions import fill, solution_answers
 
 from .conftest import course_notebook, tiny_notebook
@@ -14,6 +17,9 @@ from .conftest import course_notebook, tiny_notebook
 SOFTMAX = ("def softmax(x, axis=-1):\n    e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
            "    return e / e.sum(axis=axis, keepdims=True)")
 DOT = "def dot_product(q, k):\n    return float(np.dot(q, k))"
+# 01's tasks and points, from the registry and course.yml (01 has no hand-graded answer)
+N_TASKS = len(TASKS["01_scores_softmax"])
+POINTS = int(load_course(Path(__file__).resolve().parents[2]).assignment("01_scores_softmax").points)
 
 
 def _run(path, *args):
@@ -29,7 +35,7 @@ def test_complete_notebook_passes(tmp_path):
     code, out = _run(path)
     assert code == 0, out
     assert "assignment 01_scores_softmax" in out
-    assert "4 of 4 tasks pass all their checks; 20/20 auto-graded points" in out
+    assert f"{N_TASKS} of {N_TASKS} tasks pass all their checks; {POINTS}/{POINTS} auto-graded points" in out
     assert "fail" not in out
 
 
@@ -40,8 +46,8 @@ def test_blank_release_fails_with_not_started(tmp_path):
     code, out = _run(path)
     assert code == 1
     rows = [line for line in out.splitlines() if "fail" in line]
-    assert len(rows) == 4 and all("not started" in r for r in rows)
-    assert "0/20 auto-graded points" in out
+    assert len(rows) == N_TASKS and all("not started" in r or "not defined" in r for r in rows)  # a constant: not defined
+    assert f"0/{POINTS} auto-graded points" in out
 
 
 def test_table_messages_and_points(tmp_path):

@@ -1,6 +1,8 @@
-"""Structure of the notebooks 01-03: cells, nbgrader metadata, points, the given cell, no leaks.
+"""Structure of every notebook course.yml lists: cells, nbgrader metadata, points, the given cell,
+rubrics, no leaks, the solution and the untouched stubs (docs/NOTEBOOK_CONVENTIONS.md).
 
-Extend ``ASSIGNMENTS`` (and ``POINTS``) to cover another notebook written to the same conventions.
+One set of rules for every notebook, driven by the registry: a new notebook (07) is tested here by
+adding its files and its course.yml entry, never by editing this module. Points come from course.yml.
 """
 from __future__ import annotations
 
@@ -11,14 +13,22 @@ import re
 import nbformat
 import pytest
 
-from autograder.checks import MODULES, TASKS, checks_for_assignment
+from autograder.checks import GENERIC_MISCONCEPTIONS, MODULES, TASKS, checks_for_assignment
+from autograder.config import load_course
 from autograder.inprocess import execute_answers
 from autograder.notebook import Grader, render
 
-ASSIGNMENTS = ["01_scores_softmax", "02_scaling", "03_masking"]
-# docs/NOTEBOOK_CONVENTIONS.md: (total points, of which manually graded)
-POINTS = {"01_scores_softmax": (20, 0), "02_scaling": (25, 3), "03_masking": (20, 0)}
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE = load_course(ROOT)
+ASSIGNMENTS = [a.id for a in COURSE.assignments]
 MODULE = {m.ASSIGNMENT: m for m in MODULES}
+GIVEN_META = {"grade": False, "grade_id": "given", "locked": True, "schema_version": 3, "solution": False,
+              "task": False}
+#: A rubric criterion: "* **2 points: what earns them.**" (docs/NOTEBOOK_CONVENTIONS.md).
+CRITERION = re.compile(r"^\* \*\*(\d+) points?\b", re.M)
+TITLE = re.compile(r"\A# (\d\d) · \S")
 
 # A test cell as `autograder generate` builds it from its source (autograder/notebook/sources.py).
 HIDDEN_CELL = re.compile(r'\A# Test: (?P<task>\w+), .+ \((?P<points>\d+) points?\)\n# The visible line .+\n'
@@ -48,6 +58,13 @@ def test_release_is_untouched_and_valid(course, assignment):
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
+
+
+def test_title_names_the_notebook(course, assignment):
+    title = course.source(assignment).cells[0]
+    match = TITLE.match(title.source)
+    assert title.cell_type == "markdown" and match, f"the title must read '# NN · Title': {title.source[:60]!r}"
+    assert assignment.startswith(match.group(1))
 
 
 def test_cells_follow_the_conventions(course, assignment):
@@ -81,19 +98,43 @@ def test_cells_follow_the_conventions(course, assignment):
             assert cell.cell_type == "markdown" and meta["grade"] and meta["points"] > 0
             assert grade_id not in checks and grade_id not in module.TASKS
         else:
-            assert grade_id == "given" and meta["locked"]
+            assert grade_id == "given" and meta == GIVEN_META
     assert solution_ids == list(module.TASKS), "one solution cell per task, in the order of TASKS"
-    assert sorted(test_ids) == sorted(checks), "every check is graded by exactly one cell"
-    assert len(test_ids) == len(set(test_ids))
+    assert test_ids == [c.grade_id for c in checks_for_assignment(assignment)], \
+        "every check is graded by exactly one cell, in the order the checks module defines them"
     assert nb.cells[-1].source == "grader.summary()"
 
 
-def test_points_add_up(course, assignment):
-    total, manual = POINTS[assignment]
+def test_points_add_up_to_course_yml(course, assignment):
     cells = [course.meta(c) for c in course.source(assignment).cells if course.meta(c).get("grade")]
-    assert sum(m["points"] for m in cells) == total
-    assert sum(m["points"] for m in cells if m.get("solution")) == manual
+    assert sum(m["points"] for m in cells) == COURSE.assignment(assignment).points
     assert all(isinstance(m["points"], int) and 0 < m["points"] <= 3 for m in cells), "points are small integers"
+
+
+def test_every_written_answer_has_a_rubric_right_after_it(course, assignment):
+    """A hand-graded cell is followed by its rubric: metadata ``autograder.rubric_for``, criteria summing to its points."""
+    cells = course.source(assignment).cells
+    for i, cell in enumerate(cells):
+        meta = course.meta(cell)
+        rubric_for = cell.metadata.get("autograder", {}).get("rubric_for")
+        if rubric_for is not None:  # no stray rubric: it follows the answer it grades
+            assert i > 0 and course.meta(cells[i - 1]).get("grade_id") == rubric_for, rubric_for
+        if not (cell.cell_type == "markdown" and meta.get("solution")):
+            continue
+        rubric = cells[i + 1]
+        assert rubric.cell_type == "markdown" and not course.meta(rubric), meta["grade_id"]
+        assert rubric.metadata.get("autograder") == {"rubric_for": meta["grade_id"]}, meta["grade_id"]
+        assert rubric.source.startswith("**Rubric (instructor only)**")
+        criteria = [int(n) for n in CRITERION.findall(rubric.source)]
+        assert criteria and sum(criteria) == meta["points"], (meta["grade_id"], criteria)
+
+
+def test_every_misconception_of_the_module_is_titled(assignment):
+    module = MODULE[assignment]
+    for misconception in module.MISCONCEPTIONS:
+        prefix = misconception.split(".")[0]
+        assert any(prefix in task for task in module.TASKS), misconception
+    assert not set(module.MISCONCEPTIONS) & set(GENERIC_MISCONCEPTIONS)
 
 
 def test_given_cell_imports_exactly_given(course, assignment):
@@ -166,7 +207,7 @@ def test_hidden_test_cells_are_stripped_in_release(course, assignment):
         assert cell.source.endswith(f'grader.validate("{course.meta(cell)["grade_id"]}")')
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 20_241_105])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 12345, 20_241_105])
 def test_solution_passes_every_check_for_any_seed(course, assignment, seed):
     failed = course.failed(course.solved(assignment), assignment, seed=seed)
     assert not failed, {g: v.message for g, v in failed.items()}
@@ -193,10 +234,13 @@ def test_visible_checks(course, assignment):
         assert "not done yet" in text or "is not defined" in text
 
 
-def test_only_stop_and_try_values_are_hidden_from_the_visible_checks(assignment):
+def test_only_answer_keys_are_hidden_from_the_visible_checks(assignment):
+    """Only the value of an answer key (a constant such as ``STOP_AND_TRY_*`` or ``CONCEPTS_*``) is checked
+    out of the student's sight, and its form is always checked in sight."""
     for check in checks_for_assignment(assignment):
         if not check.public:
-            assert check.task.startswith("STOP_AND_TRY_"), check.grade_id
+            assert check.task.isupper() and check.task.startswith(("STOP_AND_TRY_", "CONCEPTS_")), check.grade_id
+            assert any(c.public for c in checks_for_assignment(assignment) if c.task == check.task)
 
 
 def test_full_notebook_runs_clean(course, assignment):

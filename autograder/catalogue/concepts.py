@@ -1,0 +1,59 @@
+"""Answer variants of the conceptual items (:mod:`autograder.checks.concepts`): each seed misconception
+chosen as an answer, and correct answers written differently."""
+from . import Variant
+
+SEED2 = "seed 002, misconceptions"
+
+# ---------------------------------------------------------------- wrong answers: the seeds' misconceptions
+_MISTAKES = [
+    ("concepts_01_sophisticated_similarity", "01_scores_softmax", "CONCEPTS_01", 'CONCEPTS_01 = ("b", "c", "a")',
+     "CONCEPTS_01.sophisticated_similarity",
+     f"{SEED2}: 'Attention replaces the dot product with some more sophisticated similarity measure.'"),
+    ("concepts_01_argmax_slower", "01_scores_softmax", "CONCEPTS_01", 'CONCEPTS_01 = ("b", "a", "d")',
+     "CONCEPTS_01.argmax_slower",
+     "seed 000, L1: a discrete selection is not differentiable (the reason is the slope, not the speed)"),
+    ("concepts_01_gates", "01_scores_softmax", "CONCEPTS_01", 'CONCEPTS_01 = ("a", "c", "d")',
+     "CONCEPTS_01.gates_block_gradients",
+     "seed 002, first objective: gating improves how far gradients travel; the limit is the one hidden state"),
+    ("concepts_02_divisor_always", "02_scaling", "CONCEPTS_02", 'CONCEPTS_02 = ("b",)', "CONCEPTS_02.divisor_always",
+     "seed 000, L2 edge case: 'The divisor fixes the scale at initialisation. It does not enforce the scale "
+     "afterwards.'"),
+    ("concepts_04_raw_alignment", "04_heads", "CONCEPTS_04", 'CONCEPTS_04 = ("a", "b", "a")', "CONCEPTS_04.raw_alignment",
+     "seed 000: 'nothing in the formula guarantees that alignment means relevance'"),
+    ("concepts_04_keys_are_values", "04_heads", "CONCEPTS_04", 'CONCEPTS_04 = ("d", "a", "a")',
+     "CONCEPTS_04.keys_are_values", f"{SEED2}: 'Keys and values are the same thing, just used differently.'"),
+    ("concepts_04_heads_split_sentence", "04_heads", "CONCEPTS_04", 'CONCEPTS_04 = ("d", "b", "b")',
+     "CONCEPTS_04.heads_split_sentence",
+     "seed 000, L3: 'The design assumes that relevance is not one relation, so one set of maps cannot serve'"),
+    ("concepts_05_weight_is_importance", "05_cross_attention", "CONCEPTS_05", 'CONCEPTS_05 = ("a",)',
+     "CONCEPTS_05.weight_is_importance",
+     f"{SEED2}: 'A higher attention weight always means the corresponding value is more important.'"),
+]
+
+SCORE_ASYMMETRY_ONE_MAP = '''
+def score_asymmetry(X, W_q, W_k):
+    S = (X @ W_q) @ (X @ W_q).T      # the query map on both sides
+    return float(np.abs(S - S.T).max())
+'''
+
+SCORE_ASYMMETRY_SIGNED_LOOP = '''
+def score_asymmetry(X, W_q, W_k):
+    Q, K = X @ W_q, X @ W_k
+    n = len(X)
+    # S - S^T is antisymmetric: its largest entry is its largest absolute entry
+    return max(float(Q[i] @ K[j] - Q[j] @ K[i]) for i in range(n) for j in range(n))
+'''
+
+VARIANTS = [Variant(name, a, task, {task: src}, misconception=m, source=source)
+            for name, a, task, src, m, source in _MISTAKES]
+VARIANTS += [
+    Variant("score_asymmetry_one_map", "04_heads", "score_asymmetry", {"score_asymmetry": SCORE_ASYMMETRY_ONE_MAP},
+            misconception="score_asymmetry.one_map",
+            source="seed 000: 'With one map, the score for item i reading item j would equal the score for item j "
+                   "reading item i'"),
+    Variant("score_asymmetry_signed_loop", "04_heads", "score_asymmetry",
+            {"score_asymmetry": SCORE_ASYMMETRY_SIGNED_LOOP}, correct=True),
+    Variant("concepts_01_as_a_string", "01_scores_softmax", "CONCEPTS_01", {"CONCEPTS_01": 'CONCEPTS_01 = "B, c, d"'},
+            correct=True),
+    Variant("concepts_02_list", "02_scaling", "CONCEPTS_02", {"CONCEPTS_02": 'CONCEPTS_02 = ["a"]'}, correct=True),
+]

@@ -1,0 +1,151 @@
+"""Answer variants of 07_scoring_functions: typical mistakes (with where they are documented) and correct rewrites."""
+from . import Variant
+
+A = "07_scoring_functions"
+
+# ---------------------------------------------------------------- wrong answers
+ADDITIVE_SEPARATE_TANH = '''
+def additive_scores(Q, K, W_q, W_k, v):
+    # tanh of each projection, then added: the query and the key never meet inside the nonlinearity
+    q_part = np.tanh(Q @ W_q) @ v
+    k_part = np.tanh(K @ W_k) @ v
+    return q_part[..., :, None] + k_part[..., None, :]
+'''
+
+ADDITIVE_PAIRS_NOT_BROADCAST = '''
+def additive_scores(Q, K, W_q, W_k, v):
+    # query i + key i: works only when n_q == n_k, and then pairs each query with one key
+    hidden = np.tanh(Q @ W_q + K @ W_k)
+    return hidden @ v
+'''
+
+ADDITIVE_NO_V = '''
+def additive_scores(Q, K, W_q, W_k, v):
+    hidden = (Q @ W_q)[..., :, None, :] + (K @ W_k)[..., None, :, :]
+    return np.tanh(hidden).sum(axis=-1)
+'''
+
+DOT_INPUT_WIDTH = '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = Q @ W_q, K @ W_k
+    return q @ np.swapaxes(k, -1, -2) / math.sqrt(K.shape[-1])   # the width before the projection
+'''
+
+DOT_ONE_MAP = '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = Q @ W_q, K @ W_q          # one map for both sides
+    return q @ np.swapaxes(k, -1, -2) / math.sqrt(W_q.shape[1])
+'''
+
+BILINEAR_TRANSPOSED = '''
+def bilinear_scores(Q, K, W):
+    return Q @ W.T @ np.swapaxes(K, -1, -2)    # W read from the key's side
+'''
+
+COSTS_WITHOUT_V = '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * d * d + n * n * d
+    return 2 * d * h, 2 * n * d * h + n * n * h     # v forgotten
+'''
+
+COSTS_PAIRS_ONLY = '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * d * d + n * n * d
+    return 2 * d * h + (h if kind == "additive" else 0), n * n * h   # only the pairs
+'''
+
+WIDTH_ROUNDS_UP = '''
+def width_for_budget(kind, d, budget):
+    return math.ceil(budget / (2 * d + (1 if kind == "additive" else 0)))
+'''
+
+WIDTH_WITHOUT_V = '''
+def width_for_budget(kind, d, budget):
+    return budget // (2 * d)
+'''
+
+# ---------------------------------------------------------------- correct answers written differently
+ADDITIVE_EINSUM_LOOP = '''
+def additive_scores(Q, K, W_q, W_k, v):
+    Q, K = np.asarray(Q), np.asarray(K)
+    a = np.einsum("...id,dh->...ih", Q, W_q)
+    c = np.einsum("...jd,dh->...jh", K, W_k)
+    batch = np.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a, c = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(c, batch + c.shape[-2:])
+    out = np.empty(batch + (a.shape[-2], c.shape[-2]), dtype=np.result_type(a, c, v))
+    for j in range(c.shape[-2]):          # one key at a time: memory n_q x h, not n_q x n_k x h
+        out[..., j] = np.tanh(a + c[..., j:j + 1, :]) @ v
+    return out
+'''
+
+DOT_FOLDED_DIVISOR = '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    h = np.shape(W_q)[1]
+    q = Q @ (np.asarray(W_q) / h ** 0.25)     # the divisor split between the two sides
+    k = K @ (np.asarray(W_k) / h ** 0.25)
+    return np.einsum("...ih,...jh->...ij", q, k)
+'''
+
+BILINEAR_KEYS_FIRST = '''
+def bilinear_scores(Q, K, W):
+    Wk = np.asarray(K) @ np.asarray(W).T    # (..., n_k, d_q): W k for every key, once
+    return np.asarray(Q) @ np.swapaxes(Wk, -1, -2)
+'''
+
+COSTS_TABLE = '''
+def score_costs(kind, n, d, h):
+    projections = 2 * n * d * h
+    table = {"additive": (2 * d * h + h, projections + n * n * h),
+             "dot": (2 * d * h, projections + n * n * h),
+             "bilinear": (d ** 2, n * d ** 2 + n ** 2 * d)}
+    return table[kind]
+'''
+
+WIDTH_LOOP = '''
+def width_for_budget(kind, d, budget):
+    h = 1
+    while score_costs(kind, 1, d, h + 1)[0] <= budget:
+        h += 1
+    return h
+'''
+
+_MISTAKES = [
+    ("additive_scores_separate_tanh", "additive_scores", ADDITIVE_SEPARATE_TANH, "additive_scores.separate_tanh",
+     "Bahdanau et al. 2015, appendix A.1.2 (the tanh acts on the sum W_a s + U_a h); a common slip in "
+     "re-implementations that apply the activation per projection"),
+    ("additive_scores_pairs_not_broadcast", "additive_scores", ADDITIVE_PAIRS_NOT_BROADCAST,
+     "additive_scores.pairs_not_broadcast",
+     "commonly seen: adding the projected queries and keys without an axis per side (works only for n_q == n_k)"),
+    ("additive_scores_no_v", "additive_scores", ADDITIVE_NO_V, "additive_scores.no_v",
+     "commonly seen: reducing the hidden units with a sum instead of the learned vector v"),
+    ("scaled_dot_scores_input_width", "scaled_dot_scores", DOT_INPUT_WIDTH, "scaled_dot_scores.divides_by_input_width",
+     "Vaswani et al. 2017, §3.2.2: each head divides by the square root of its own width d_k = d_model / h"),
+    ("scaled_dot_scores_one_map", "scaled_dot_scores", DOT_ONE_MAP, "scaled_dot_scores.one_map",
+     "seed 000 (one map makes the score symmetric); notebook 04 §2"),
+    ("bilinear_scores_transposed", "bilinear_scores", BILINEAR_TRANSPOSED, "bilinear_scores.transposed",
+     "Luong et al. 2015, §3.1 ('general' score h_t^T W_a h_s): the order of the factors fixes the direction"),
+    ("score_costs_without_v", "score_costs", COSTS_WITHOUT_V, "score_costs.additive_without_v",
+     "commonly seen in parameter counts of additive attention that list only the two projection matrices"),
+    ("score_costs_pairs_only", "score_costs", COSTS_PAIRS_ONLY, "score_costs.pairs_without_projections",
+     "commonly seen: counting the n x n comparisons and not the projections of the n items"),
+    ("width_for_budget_rounds_up", "width_for_budget", WIDTH_ROUNDS_UP, "width_for_budget.rounds_up",
+     "commonly seen: rounding a matched width to the nearest integer, which can exceed the budget"),
+    ("width_for_budget_without_v", "width_for_budget", WIDTH_WITHOUT_V, "width_for_budget.additive_without_v",
+     "the same omission as score_costs_without_v, applied when matching budgets"),
+]
+
+_RIGHT = [
+    ("additive_scores_per_key_loop", "additive_scores", ADDITIVE_EINSUM_LOOP),
+    ("scaled_dot_scores_folded_divisor", "scaled_dot_scores", DOT_FOLDED_DIVISOR),
+    ("bilinear_scores_keys_first", "bilinear_scores", BILINEAR_KEYS_FIRST),
+    ("score_costs_table", "score_costs", COSTS_TABLE),
+]
+
+VARIANTS = [Variant(name, A, task, {task: src}, misconception=misconception, source=source)
+            for name, task, src, misconception, source in _MISTAKES]
+VARIANTS += [Variant(name, A, task, {task: src}, correct=True) for name, task, src in _RIGHT]
+# width_for_budget written as a search over h calls the student's own score_costs.
+VARIANTS.append(Variant("width_for_budget_search", A, "width_for_budget", {"width_for_budget": WIDTH_LOOP},
+                        correct=True))

@@ -1,0 +1,198 @@
+"""Conceptual items of the core notebooks: the seeds' ideas that a function cannot test.
+
+Each notebook's "Check your understanding" section asks multiple-choice questions whose wrong options
+are the seeds' misconceptions. The answer is one constant per notebook, ``CONCEPTS_NN``: one letter per
+question, in order (a tuple of strings, or a string such as ``"b, c, d"``). Like the Stop-and-try
+constants it is an answer key: its visible check says only whether the answer has the expected form
+(``format``, public); the letters are checked when the notebook is graded (``value``, hidden), and a
+wrong letter is reported with the misconception it stands for. One ``format`` and one ``value`` cell
+per notebook, 1 point each, however many questions: the five core notebooks total 100.
+``score_asymmetry`` (04) is the numeric item on the symmetry of one map.
+
+These items sit after each notebook's other tasks; :mod:`autograder.checks` appends them to the tasks
+and checks of their notebook's module.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import Call, CheckFailed, CheckList
+
+LETTERS = "abcd"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question: the right letter, and for each wrong letter (misconception suffix, title, message)."""
+
+    name: str
+    assignment: str
+    title: str
+    right: str
+    wrong: dict
+
+
+QUESTIONS = [
+    Question("CONCEPT_BOTTLENECK", "01_scores_softmax", "the limit of recurrent networks that attention removes", "b", {
+        "a": ("gates_block_gradients", "thinks gating stops recurrent networks from learning at all",
+              "that option is about training recurrent networks; the gates help gradients travel. Reread what "
+              "every step of a recurrent network has to pass its history through."),
+        "c": ("no_comparison_parameters", "thinks recurrent networks lack parameters to compare words",
+              "that option is about parameters; the limit is where the history of the sequence is kept."),
+        "d": ("length_limit", "thinks a recurrent network cannot read sequences longer than its width",
+              "a recurrent network reads any length; the question is how much of it one state can hold."),
+    }),
+    Question("CONCEPT_ARGMAX", "01_scores_softmax", "why softmax weights and not the single best item", "c", {
+        "a": ("argmax_slower", "thinks argmax is avoided because it is slow",
+              "speed is not the reason; think about what a small change of one score does to each choice."),
+        "b": ("softmax_picks_best", "thinks softmax differs from argmax by always favouring the best item",
+              "both favour the best item; think about what reaches the learned maps when a score moves a little."),
+        "d": ("argmax_negative", "thinks argmax cannot handle negative scores",
+              "argmax handles any scores; think about the slope of the output with respect to a score."),
+    }),
+    Question("CONCEPT_SIMILARITY", "01_scores_softmax", "which comparison scaled dot-product attention uses", "d", {
+        "a": ("sophisticated_similarity", "thinks attention replaces the dot product with a more sophisticated similarity",
+              "the comparison in the formula is not a new similarity measure; reread the score you wrote in "
+              "this notebook and what is added to it."),
+        "b": ("cosine", "thinks the scores divide out the lengths (cosine similarity)",
+              "the lengths of the query and the key are not divided out; the divisor does not depend on them."),
+        "c": ("distance", "thinks the score is a distance between query and key",
+              "a larger score means a better match here; reread how the score of two aligned vectors compares "
+              "with that of two opposing ones."),
+    }),
+    Question("CONCEPT_DIVISOR", "02_scaling", "when the divisor guarantees unit-variance scores", "a", {
+        "b": ("divisor_always", "thinks the divisor keeps the scores at unit variance throughout training",
+              "the variance argument assumes something about the entries of queries and keys; ask whether "
+              "training keeps that assumption true."),
+        "c": ("divisor_power_of_two", "thinks the argument needs d_k to be a power of two",
+              "the width's value plays no such part; reread the assumptions of the variance argument."),
+        "d": ("divisor_masks", "thinks the divisor is about masked positions",
+              "masks come in notebook 03; the divisor is about the size of the scores."),
+    }),
+    Question("CONCEPT_ALIGNMENT", "04_heads", "what a large dot product of learned queries and keys means", "d", {
+        "a": ("raw_alignment", "thinks a large score means the two input vectors are aligned",
+              "the dot product is taken after the maps; ask in which space the two vectors are aligned."),
+        "b": ("weight_is_importance", "thinks a large score marks the most important word in general",
+              "the score is about this query and this key under maps trained for one task, not importance in "
+              "general."),
+        "c": ("labels_mean_something", "thinks keys carry meaning before training, like library labels",
+              "this is where the library analogy breaks: ask who writes a key and when it gets its meaning."),
+    }),
+    Question("CONCEPT_KEYS_VALUES", "04_heads", "how the key and the value of a position differ", "b", {
+        "a": ("keys_are_values", "thinks keys and values are the same vector used twice",
+              "count the maps of section 1: ask whether the key and the value come from the same one."),
+        "c": ("same_width", "thinks keys and values must have the same width",
+              "reread the shapes of section 1: which widths must agree, and which may differ?"),
+        "d": ("value_is_scaled_key", "thinks the value is the key divided by sqrt(d_k)",
+              "the divisor acts on the scores, not on the keys; ask where the values come from."),
+    }),
+    Question("CONCEPT_HEADS", "04_heads", "why a layer runs several heads", "a", {
+        "b": ("heads_split_sentence", "thinks each head reads its own part of the sentence",
+              "every head reads every position; ask what differs from one head to the next."),
+        "c": ("heads_add_parameters", "thinks heads exist to multiply the parameters",
+              "section 3 counted them: at a fixed total width the heads do not multiply the parameters."),
+        "d": ("heads_for_divisor", "thinks heads exist to change the divisor",
+              "each head divides by the square root of its own width, but that is a consequence, not the purpose."),
+    }),
+    Question("CONCEPT_WEIGHT", "05_cross_attention", "what a high cross-attention weight says", "b", {
+        "a": ("weight_is_importance", "thinks a higher weight means the value is more important in general",
+              "the weight says how well a key matched this query under the maps learned for one task; ask "
+              "whether that is the same as importance for any purpose."),
+        "c": ("others_masked", "thinks the other input positions must have been masked",
+              "a weight of 0.7 leaves 0.3 for the others; masked keys would get exactly 0."),
+        "d": ("weight_scales_value", "thinks the weight says how large the value vector is",
+              "the weight multiplies the value; it does not measure it."),
+    }),
+]
+#: The task of each notebook's questions: one answer, a tuple of letters in the order of its questions.
+TASK_OF = {"01_scores_softmax": "CONCEPTS_01", "02_scaling": "CONCEPTS_02", "04_heads": "CONCEPTS_04",
+           "05_cross_attention": "CONCEPTS_05"}
+
+TASKS: dict[str, list[str]] = {}
+CHECKS: dict[str, CheckList] = {}
+MISCONCEPTIONS: dict[str, str] = {}
+
+
+def questions(assignment: str) -> list[Question]:
+    """The questions of one notebook, in the order of its answer tuple."""
+    return [q for q in QUESTIONS if q.assignment == assignment]
+
+
+def _letters(outcome, call, count: int) -> tuple[str, ...]:
+    value = expect.value(outcome, call)
+    if isinstance(value, str):
+        value = tuple(c for c in value if not c.isspace() and c != ",")
+    ok = isinstance(value, tuple) and len(value) == count and all(
+        isinstance(c, str) and c.strip().lower() in tuple(LETTERS) for c in value)
+    if not ok:
+        raise CheckFailed(f"`{call.name}` should be {count} letters from {', '.join(repr(c) for c in LETTERS)}, one "
+                          f"per question in order, e.g. {tuple('a' * count)!r}, got {value!r}", "wrong_type")
+    return tuple(c.strip().lower() for c in value)
+
+
+def _register(assignment: str, task: str) -> None:
+    asked = questions(assignment)
+    checks = CHECKS.setdefault(assignment, CheckList())
+    TASKS.setdefault(assignment, []).append(task)
+    for question in asked:
+        for suffix, title, _ in question.wrong.values():
+            MISCONCEPTIONS[f"{task}.{suffix}"] = title
+
+    @checks.add(task, "format", f"{len(asked)} letters, each one of a to d",
+                calls=lambda rng: [Call(task, value_only=True)])
+    def _(calls, outcomes):
+        _letters(outcomes[0], calls[0], len(asked))
+
+    @checks.add(task, "value", "; ".join(q.title for q in asked), public=False,
+                calls=lambda rng: [Call(task, value_only=True)])
+    def _(calls, outcomes):
+        chosen = _letters(outcomes[0], calls[0], len(asked))
+        wrong = [(i, q, q.wrong[c]) for i, (q, c) in enumerate(zip(asked, chosen), 1) if c != q.right]
+        if wrong:
+            message = " ".join(f"Question {i}: {text}" for i, _, (_, _, text) in wrong)
+            raise CheckFailed(message, f"{task}.{wrong[0][2][0]}")
+
+
+for _assignment, _task in TASK_OF.items():
+    _register(_assignment, _task)
+
+
+# ---------------------------------------------------------------- score_asymmetry (04)
+TASKS["04_heads"].insert(0, "score_asymmetry")
+MISCONCEPTIONS["score_asymmetry.one_map"] = "one map (or the raw vectors X X^T) for both sides, so every gap is 0"
+_asymmetry = CheckList()
+
+
+def _asymmetry_call(rng, n, d, h, same=False):
+    X, W_q = rng.standard_normal((n, d)), rng.standard_normal((d, h))
+    return Call("score_asymmetry", (X, W_q, W_q.copy() if same else rng.standard_normal((d, h))))
+
+
+def _judge_asymmetry(call, outcome):
+    X, W_q, W_k = call.args
+    got = expect.number(outcome, call, "`score_asymmetry`")
+    right = ref.score_asymmetry(X, W_q, W_k)
+    if expect.allclose(got, right, 1e-7, 1e-9 * max(1.0, float(np.abs(X).max()) ** 2)):
+        return  # one map: exactly symmetric in exact arithmetic, a rounding error of the products here
+    if abs(got) < 1e-9 and right > 1e-6:
+        raise CheckFailed("your gap is 0 for two different maps: the scores must use the query map for the queries "
+                          "and the key map for the keys, or compare the learned scores rather than the raw "
+                          "vectors.", "score_asymmetry.one_map")
+    raise CheckFailed("`score_asymmetry` is off: compare the score of i reading j with that of j reading i, for "
+                      "every pair, and return the largest gap.", "wrong_values")
+
+
+@_asymmetry.add("score_asymmetry", "values", "two maps: the largest gap between the two directions; one map: 0",
+                calls=lambda rng: [_asymmetry_call(rng, 4, 3, 2), _asymmetry_call(rng, 6, 5, 5),
+                                   _asymmetry_call(rng, 5, 4, 3, same=True)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_asymmetry(call, outcome)
+
+
+CHECKS["04_heads"][:0] = _asymmetry  # notebook order: the numeric item comes before the letters

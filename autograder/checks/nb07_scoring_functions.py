@@ -1,0 +1,233 @@
+"""Checks of 07_scoring_functions (bonus): three score functions, their costs, a matched parameter budget."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import Call, CheckFailed, CheckList
+
+ASSIGNMENT = "07_scoring_functions"
+TASKS = ["additive_scores", "scaled_dot_scores", "bilinear_scores", "score_costs", "width_for_budget"]
+GIVEN = ["compare_scorers"]
+MISCONCEPTIONS = {
+    "additive_scores.separate_tanh": "tanh of each projection on its own: the score splits into a query term plus a key term",
+    "additive_scores.no_tanh": "no tanh: a linear additive score is a query term plus a key term",
+    "additive_scores.no_v": "sums the hidden units instead of weighting them with v",
+    "additive_scores.pairs_not_broadcast": "adds query i to key i only, instead of every query to every key",
+    "scaled_dot_scores.divides_by_input_width": "divides by the square root of the input width instead of the projected width",
+    "scaled_dot_scores.no_scaling": "does not divide by the square root of the projected width",
+    "scaled_dot_scores.one_map": "projects the keys with the query map (one map: the scores become symmetric)",
+    "bilinear_scores.transposed": "uses W transposed: reads the relation from the key to the query",
+    "bilinear_scores.scaled": "divides the bilinear score by a square root (W learns its own scale)",
+    "score_costs.additive_without_v": "leaves the h parameters of v out of the additive count",
+    "score_costs.pairs_without_projections": "counts only the per-pair work, not the projections of the n items",
+    "score_costs.pairs_at_input_width": "counts d multiply-adds per pair for the projected scores instead of h",
+    "score_costs.bilinear_per_pair": "recomputes W k for every query-key pair",
+    "width_for_budget.rounds_up": "rounds the width up, past the budget",
+    "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
+}
+checks = CheckList()
+CHECKS = checks
+
+
+def _rand(rng, shape, scale=1.0, dtype=np.float64):
+    return (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def _shape_of(call):
+    Q, K = call.args[:2]
+    return np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]) + (Q.shape[-2], K.shape[-2])
+
+
+def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
+    if outcome.error is not None and "broadcast" in outcome.error and call.name == "additive_scores":
+        raise CheckFailed(f"`{call.describe()}` raised ValueError: operands could not be broadcast. Adding the "
+                          "projected queries to the projected keys row by row pairs query i with key i only; "
+                          "every query must meet every key (give each its own axis before adding).",
+                          "additive_scores.pairs_not_broadcast")
+    scores = expect.array(outcome, call, what)
+    expect.shape(scores, _shape_of(call), what, " = (..., n_q, n_k): one score per query-key pair")
+    dtype = np.result_type(*[a for a in call.args if isinstance(a, np.ndarray)])
+    expect.close(scores, reference, what, dtype=dtype, diagnoses=diagnoses,
+                 generic="do not match the score function of this section.")
+
+
+# ---------------------------------------------------------------- additive_scores
+def _additive_candidates(Q, K, W_q, W_k, v):
+    a, c = Q @ W_q, K @ W_k
+    with np.errstate(all="ignore"):
+        yield (np.tanh(a) @ v)[..., :, None] + (np.tanh(c) @ v)[..., None, :], "additive_scores.separate_tanh", \
+            ("your score is a function of the query plus a function of the key: the tanh must act on the sum of "
+             "the two projections, or the score cannot depend on how a query and a key go together.")
+        yield (a @ v)[..., :, None] + (c @ v)[..., None, :], "additive_scores.no_tanh", \
+            ("your score is linear in the query plus linear in the key: without the nonlinearity it splits into a "
+             "query term and a key term, and the softmax over keys ignores the query term.")
+        yield np.tanh(a[..., :, None, :] + c[..., None, :, :]).sum(axis=-1), "additive_scores.no_v", \
+            "your score adds the hidden units up with equal weights: the learned vector v weights each one."
+
+
+def _judge_additive(call, outcome, what="your scores"):
+    _judge_scores(call, outcome, ref.additive_scores(*call.args), _additive_candidates(*call.args), what)
+
+
+def _additive_call(rng, batch, n_q, n_k, d_q, d_k, h, dtype=np.float64):
+    # Weights of about 1.5 put the tanh in its curved range, where the typical mistakes differ.
+    return Call("additive_scores", (_rand(rng, (*batch, n_q, d_q), 1, dtype), _rand(rng, (*batch, n_k, d_k), 1, dtype),
+                                    _rand(rng, (d_q, h), 1.5 / math.sqrt(d_q), dtype),
+                                    _rand(rng, (d_k, h), 1.5 / math.sqrt(d_k), dtype), _rand(rng, (h,), 1, dtype)))
+
+
+@checks.add("additive_scores", "matches_reference", "every query against every key: n_q != n_k, d_q != d_k, h of its own",
+            calls=lambda rng: [_additive_call(rng, (), 3, 5, 4, 4, 6), _additive_call(rng, (), 2, 4, 3, 5, 2)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_additive(call, outcome)
+
+
+@checks.add("additive_scores", "batched", "leading batch axes; float32 inputs",
+            calls=lambda rng: [_additive_call(rng, (2, 3), 4, 5, 3, 3, 4),
+                               _additive_call(rng, (2,), 3, 6, 4, 4, 5, np.float32)])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_additive(call, outcome)
+
+
+@checks.add("additive_scores", "inputs_unmodified", "leaves Q, K, W_q, W_k and v unchanged",
+            calls=lambda rng: [_additive_call(rng, (), 3, 4, 3, 3, 2)])
+def _(calls, outcomes):
+    expect.unmodified(outcomes[0], calls[0], {"0": "Q", "1": "K", "2": "W_q", "3": "W_k", "4": "v"})
+
+
+# ---------------------------------------------------------------- scaled_dot_scores
+def _dot_candidates(Q, K, W_q, W_k):
+    raw = (Q @ W_q) @ np.swapaxes(K @ W_k, -1, -2)
+    h, d_k = W_q.shape[1], K.shape[-1]
+    yield raw, "scaled_dot_scores.no_scaling", \
+        "your scores are not scaled: their spread grows with the projected width, which saturates the softmax."
+    if d_k != h:
+        yield raw / math.sqrt(d_k), "scaled_dot_scores.divides_by_input_width", \
+            ("your divisor uses the width of the keys before the projection: the dot product is taken between the "
+             "projected vectors, and its variance grows with their length.")
+    if K.shape[-1] == W_q.shape[0]:
+        yield (Q @ W_q) @ np.swapaxes(K @ W_q, -1, -2) / math.sqrt(h), "scaled_dot_scores.one_map", \
+            "your keys go through the query map: with one map the score of i reading j equals that of j reading i."
+
+
+@checks.add("scaled_dot_scores", "matches_reference", "projected width different from the input width; n_q != n_k",
+            calls=lambda rng: [Call("scaled_dot_scores", (_rand(rng, (3, 6)), _rand(rng, (5, 6)),
+                                                          _rand(rng, (6, 3)), _rand(rng, (6, 3)))),
+                               Call("scaled_dot_scores", (_rand(rng, (4, 3)), _rand(rng, (2, 3)),
+                                                          _rand(rng, (3, 8)), _rand(rng, (3, 8))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_scores(call, outcome, ref.scaled_dot_scores(*call.args), _dot_candidates(*call.args))
+
+
+@checks.add("scaled_dot_scores", "batched", "leading batch axes; float32 inputs",
+            calls=lambda rng: [Call("scaled_dot_scores", (_rand(rng, (2, 3, 4, 5)), _rand(rng, (2, 3, 6, 5)),
+                                                          _rand(rng, (5, 2)), _rand(rng, (5, 2)))),
+                               Call("scaled_dot_scores", tuple(_rand(rng, s, 1, np.float32)
+                                                               for s in ((2, 3, 4), (2, 5, 4), (4, 6), (4, 6))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_scores(call, outcome, ref.scaled_dot_scores(*call.args), _dot_candidates(*call.args))
+
+
+# ---------------------------------------------------------------- bilinear_scores
+def _bilinear_candidates(Q, K, W):
+    if W.shape[0] == W.shape[1]:
+        yield Q @ W.T @ np.swapaxes(K, -1, -2), "bilinear_scores.transposed", \
+            ("your W acts the wrong way round: q^T W k reads from the query's side; with W transposed a "
+             "non-symmetric relation is read from the key's side.")
+    for width in {Q.shape[-1], K.shape[-1]}:
+        yield Q @ W @ np.swapaxes(K, -1, -2) / math.sqrt(width), "bilinear_scores.scaled", \
+            "your bilinear score is divided by a square root: here the learned matrix W carries the scale itself."
+
+
+@checks.add("bilinear_scores", "matches_reference", "a non-symmetric square W, and d_q != d_k",
+            calls=lambda rng: [Call("bilinear_scores", (_rand(rng, (3, 4)), _rand(rng, (5, 4)), _rand(rng, (4, 4)))),
+                               Call("bilinear_scores", (_rand(rng, (2, 3)), _rand(rng, (4, 5)), _rand(rng, (3, 5))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error):
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
+                              "W has one row per query entry and one column per key entry.", "bilinear_scores.transposed")
+        _judge_scores(call, outcome, ref.bilinear_scores(*call.args), _bilinear_candidates(*call.args))
+
+
+@checks.add("bilinear_scores", "batched", "leading batch axes; float32 inputs",
+            calls=lambda rng: [Call("bilinear_scores", (_rand(rng, (2, 3, 4)), _rand(rng, (2, 5, 4)), _rand(rng, (4, 4)))),
+                               Call("bilinear_scores", tuple(_rand(rng, s, 1, np.float32)
+                                                             for s in ((3, 2, 5), (3, 4, 5), (5, 5))))])
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        _judge_scores(call, outcome, ref.bilinear_scores(*call.args), _bilinear_candidates(*call.args))
+
+
+# ---------------------------------------------------------------- score_costs
+def _cost_candidates(kind, n, d, h):
+    right_params, right_macs = ref.score_costs(kind, n, d, h)
+    if kind == "additive":
+        yield (2 * d * h, right_macs), "score_costs.additive_without_v", \
+            "your additive parameter count leaves out a learned part of the score."
+    if kind != "bilinear":
+        yield (right_params, n * n * h), "score_costs.pairs_without_projections", \
+            "your multiply-adds leave out the projections of the n queries and the n keys."
+        yield (right_params, 2 * n * d * h + n * n * d), "score_costs.pairs_at_input_width", \
+            "your per-pair multiply-adds use the width of the items; a pair meets after the projection."
+    else:
+        yield (right_params, n * n * (d * d + d)), "score_costs.bilinear_per_pair", \
+            "your bilinear multiply-adds redo a matrix-vector product for every pair; Q W is made once."
+
+
+def _cost_calls(rng):
+    sizes = [(8, 16, 8)] + [tuple(int(x) for x in rng.integers(2, 40, size=3)) for _ in range(2)]
+    return [Call("score_costs", (kind, n, d, h)) for n, d, h in sizes for kind in ref.scoring.KINDS]
+
+
+@checks.add("score_costs", "values", "parameters and multiply-adds of each kind, for several n, d and h",
+            calls=_cost_calls)
+def _(calls, outcomes):
+    for call, outcome in zip(calls, outcomes):
+        kind = call.args[0]
+        got = expect.array(outcome, call, f"`score_costs('{kind}', ...)`")
+        if got.shape != (2,):
+            raise CheckFailed(f"`score_costs` should return a pair (parameters, multiply_adds), got shape {got.shape}",
+                              "wrong_return")
+        got = tuple(float(x) for x in got)
+        if got == tuple(float(x) for x in ref.score_costs(*call.args)):
+            continue
+        for candidate, misconception, message in _cost_candidates(*call.args):
+            if got == tuple(float(x) for x in candidate):
+                raise CheckFailed(message, misconception)
+        raise CheckFailed(f"`score_costs` is off for {kind!r} scores: count every learned number, and the "
+                          f"multiply-adds of the projections and of every query-key pair.", "wrong_values")
+
+
+# ---------------------------------------------------------------- width_for_budget
+@checks.add("width_for_budget", "values", "the largest hidden width within the budget, additive and dot",
+            calls=lambda rng: [Call("width_for_budget", (kind, 16, 256)) for kind in ("additive", "dot")]
+            + [Call("width_for_budget", (kind, int(d), int(d * d + extra)))
+               for d, extra in zip(rng.integers(3, 30, size=3), rng.integers(1, 20, size=3))
+               for kind in ("additive", "dot")])
+def _(calls, outcomes):
+    got = [expect.number(outcome, call, f"`width_for_budget('{call.args[0]}', ...)`")
+           for call, outcome in zip(calls, outcomes)]
+    if got == [ref.width_for_budget(*call.args) for call in calls]:
+        return
+    # A mistake is recognised only when it explains every answer (two can agree on one input).
+    per_unit = lambda kind, d: 2 * d + (1 if kind == "additive" else 0)  # noqa: E731
+    rounds_up = [math.ceil(budget / per_unit(kind, d)) for kind, d, budget in (c.args for c in calls)]
+    without_v = [budget // (2 * d) for _, d, budget in (c.args for c in calls)]
+    if got == rounds_up:
+        raise CheckFailed("your width needs more parameters than the budget allows: take the largest width "
+                          "that fits.", "width_for_budget.rounds_up")
+    if got == without_v:
+        raise CheckFailed("your additive width does not leave room for every learned part of the score.",
+                          "width_for_budget.additive_without_v")
+    raise CheckFailed("`width_for_budget` is off: count the parameters one hidden unit adds, and keep the total "
+                      "within the budget.", "wrong_values")

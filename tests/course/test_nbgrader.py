@@ -1,0 +1,131 @@
+"""Every notebook of course.yml through nbgrader itself: one real ``nbgrader autograde`` per notebook
+grades the solution (full marks on every test cell, written answers left for a person), the untouched
+student version (0, no crash, friendly messages) and a subset of the catalogue exactly as the
+in-process grader does (``test_registry.py`` checks that generate_assignment reproduces assignments/).
+
+Driven by the registry: a new notebook is graded here by adding its files. ``SUBSET`` keeps the
+variants chosen by hand for the risky paths of 01-06 (overflow, batched transposes, stderr noise
+from a right answer, hand-typed constants, fully masked rows, the memory measurement); any other
+notebook gets one typical mistake per task and one correct rewrite from its catalogue.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder import submissions
+from autograder.catalogue import all_variants
+from autograder.checks import checks_for_assignment
+from autograder.config import load_course
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSIGNMENTS = [a.id for a in load_course(ROOT).assignments]
+VARIANTS = {v.name: v for v in all_variants()}
+SUBSET = {
+    "01_scores_softmax": ["softmax_no_max_subtraction", "scores_dot_T_batched", "softmax_noisy_but_right",
+                          "softmax_log_sum_exp"],
+    "02_scaling": ["sdpa_no_scaling", "stop_and_try_unscaled", "inverse_sqrt_and_einsum", "stop_and_try_by_hand"],
+    "03_masking": ["sdpa_fill_large_negative", "causal_bottom_right", "renormalised_multiplicative_mask",
+                   "einsum_where_and_guard"],
+    "04_heads": ["split_heads_reshape_without_transpose", "attention_param_count_times_heads",
+                 "multi_head_attention_divisor_d_model", "multi_head_attention_per_head_loop", "project_einsum",
+                 "attention_param_count_from_shapes"],
+    "05_cross_attention": ["cross_attention_swapped", "self_attention_causal_ignored",
+                           "cross_attention_per_sentence_loop", "self_attention_additive_mask"],
+    "06_long_sequences": ["blockwise_attention_full_matrix", "TABLE_BYTES_one_head", "blockwise_attention_no_rescale",
+                          "blockwise_attention_log_sum_exp"],
+}
+
+
+def _subset(assignment: str) -> list[str]:
+    if assignment in SUBSET:
+        return SUBSET[assignment]
+    variants = [v for v in VARIANTS.values() if v.assignment == assignment]
+    first_wrong = {}
+    for v in variants:
+        if not v.correct:
+            first_wrong.setdefault(v.task, v.name)
+    return list(first_wrong.values()) + [v.name for v in variants if v.correct][:1]
+
+
+CASES = [(a, name) for a in ASSIGNMENTS for name in _subset(a)]
+
+
+def _written(course, assignment: str) -> set[str]:
+    """The hand-graded cells of a notebook (markdown answers): nbgrader leaves them for a person."""
+    return {course.meta(c)["grade_id"] for c in course.source(assignment).cells
+            if c.cell_type == "markdown" and course.meta(c).get("solution")}
+
+
+@pytest.fixture(scope="module")
+def graded(course, nbgrader_course):
+    """{assignment: (NbgraderCourse, {student: Result})}: one autograde run per notebook, on first use."""
+    runs = {}
+
+    def run(assignment):
+        if assignment not in runs:
+            subs = {"solution": course.solved(assignment), "blank": course.release(assignment)}
+            subs.update({name: course.fill(assignment, VARIANTS[name].answers) for name in _subset(assignment)})
+            nbc = nbgrader_course(assignment)
+            runs[assignment] = nbc, nbc.autograde(subs)
+        return runs[assignment]
+    return run
+
+
+def _code_outputs(nbc, assignment, student):
+    nb = submissions.read(nbc.root / "autograded" / student / assignment / f"{assignment}.ipynb")
+    return [(c, c.get("outputs", [])) for c in nb.cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solution_scores_full_marks(course, graded, assignment):
+    nbc, results = graded(assignment)
+    result = results["solution"]
+    assert result.lost() == {}, {g: result.messages.get(g) for g in result.lost()}
+    assert result.needs_manual == _written(course, assignment)
+    assert not result.stderr_cells
+    outputs = _code_outputs(nbc, assignment, "solution")
+    texts = ["".join(o.get("text", "") for o in outs) for c, outs in outputs if c.source.startswith("grader.check(")]
+    assert texts and all(t.startswith("✔") and "✘" not in t for t in texts), texts
+    plots = sum("plt.show()" in c.source for c, _ in outputs)
+    images = sum("image/png" in o.get("data", {}) for _, outs in outputs for o in outs)
+    assert images >= plots, "a plot of the solved notebook did not appear"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_untouched_student_version_scores_zero(course, graded, assignment):
+    nbc, results = graded(assignment)
+    result = results["blank"]
+    assert result.score == 0
+    written = _written(course, assignment)
+    auto = [g for g in result.cells if g not in written]
+    assert sorted(auto) == sorted(c.grade_id for c in checks_for_assignment(assignment))
+    assert set(result.lost()) - written == set(auto)
+    assert not result.needs_manual  # an untouched written answer scores 0 without a person looking at it
+    assert not result.stderr_cells
+    for grade_id in auto:  # every test cell failed with the friendly message, not a crash of the grader
+        assert "CheckFailed" in result.messages[grade_id]
+        assert "not written yet" in result.messages[grade_id] or "is not defined" in result.messages[grade_id]
+    errors = [c.source[:40] for c, outs in _code_outputs(nbc, assignment, "blank") for o in outs
+              if o.get("output_type") == "error" and not course.meta(c)]
+    assert not errors, errors  # plots and visible checks say "not done", they do not crash
+
+
+@pytest.mark.parametrize("assignment,name", CASES)
+def test_catalogue_subset_grades_as_in_process(course, graded, assignment, name):
+    variant = VARIANTS[name]
+    _, results = graded(assignment)
+    result = results[name]
+    verdicts = course.grade(course.fill(assignment, variant.answers), assignment)  # same seed as the run
+    failing = {v.grade_id: v for v in verdicts if not v.passed}
+    assert set(result.lost()) == set(failing), "nbgrader and the in-process grader disagree"
+    assert not result.stderr_cells
+    if variant.correct:
+        assert result.lost() == {}
+        return
+    assert any(v.task == variant.task and v.misconception == variant.misconception for v in failing.values())
+    for grade_id, verdict in failing.items():
+        assert verdict.message in result.messages[grade_id]  # the student reads the same words
