@@ -18,10 +18,10 @@ and prints a verdict per property without revealing any expected array.
 """
 from __future__ import annotations
 
-from ..checks import NOT_ATTEMPTED, TASKS, checks_for_task
-from ..checks.core import PUBLIC_SEED, Verdict, evaluate, run_calls
-
-PASS, FAIL = "✔", "✘"
+from ..checks import TASKS, checks_for_task
+from ..checks.core import PUBLIC_SEED, Verdict, evaluate, quiet, run_calls
+from . import render as _render
+from .render import FAIL, PASS, render  # noqa: F401 (the names this module has always offered)
 
 
 class Grader:
@@ -46,56 +46,29 @@ class Grader:
 
     def summary(self) -> None:
         """Print one line per task of the notebook: done, not started, or how many checks fail."""
-        rows = []
-        for task in TASKS[self.assignment]:
-            verdicts = self.verdicts(task)
-            passed = sum(v.passed for v in verdicts)
-            if verdicts and passed == len(verdicts):
-                status = f"{PASS} answered (its value is checked when graded)" if _has_hidden_value(
-                    task, self.assignment) else f"{PASS} done"
-            elif any(v.misconception in NOT_ATTEMPTED for v in verdicts):
-                status = f"{FAIL} not started"
-            else:
-                status = f"{FAIL} {len(verdicts) - passed} to fix"
-            rows.append((task, f"{passed}/{len(verdicts)}", status))
-        width = max(len(r[0]) for r in rows)
-        lines = [f"{'task'.ljust(width)}  checks  status", f"{'-' * width}  ------  ------"]
-        lines += [f"{t.ljust(width)}  {c.rjust(6)}  {s}" for t, c, s in rows]
-        done = sum(r[2].startswith(PASS) for r in rows)
-        lines.append(f"{done} of {len(rows)} tasks pass their visible checks.")
-        print("\n".join(lines))
+        print(_render.summary([(task, self.verdicts(task), _has_hidden_value(task, self.assignment))
+                               for task in TASKS[self.assignment]]))
+
+    def validate(self, grade_id: str) -> None:
+        """The visible line of a test cell: the public version of check ``grade_id`` (its task's form
+        checks where the check's value is an answer key); raises with the reason when it fails, silent
+        otherwise (see :func:`autograder.notebook.render.validate`)."""
+        checks = [c for c in _assignment_checks(self.assignment) if c.grade_id == grade_id]
+        if not checks:
+            raise ValueError(f"{grade_id!r} is not a check of {self.assignment}")
+        task = checks[0].task
+        public = [c for c in checks if c.public] or [c for c in checks_for_task(task, self.assignment) if c.public]
+        executor = lambda calls: run_calls(self.namespace, calls)  # noqa: E731
+        with quiet():
+            verdicts = [evaluate(c, executor, PUBLIC_SEED) for c in public]
+        _render.validate(task, verdicts)
+
+
+def _assignment_checks(assignment: str):
+    return [c for task in TASKS[assignment] for c in checks_for_task(task, assignment)]
 
 
 def _has_hidden_value(task: str, assignment: str) -> bool:
     """Whether some check of ``task`` judges its value only when graded (an answer key: see
     docs/NOTEBOOK_CONVENTIONS.md, "What a visible check may say")."""
     return any(not c.public for c in checks_for_task(task, assignment))
-
-
-def render(task: str, verdicts: list[Verdict], hidden_value: bool = False) -> str:
-    """The text of one visible check: a headline and one line per property.
-
-    ``hidden_value``: the task's value is judged only when graded, so passing the visible checks
-    means "answered in the expected form", never "right".
-    """
-    if not verdicts:
-        return f"{task}: no visible checks."
-    if all(v.misconception == "not_implemented" for v in verdicts):
-        return (f"{FAIL} {task}: not done yet. The stub still raises NotImplementedError; "
-                f"write your answer in its cell, run it, then run this check again.")
-    if all(v.misconception == "not_defined" for v in verdicts):
-        return f"{FAIL} {task}: not done yet. {verdicts[0].message}"
-    passed = sum(v.passed for v in verdicts)
-    plural = "check" if len(verdicts) == 1 else "checks"
-    if passed == len(verdicts) and hidden_value:
-        head = (f"{PASS} {task}: answered in the expected form ({len(verdicts)} {plural} passed); whether the value "
-                f"is right is checked only when your notebook is graded.")
-    elif passed == len(verdicts):
-        head = f"{PASS} {task}: all {len(verdicts)} {plural} passed." if len(verdicts) > 1 else \
-            f"{PASS} {task}: the check passed."
-    else:
-        head = f"{FAIL} {task}: {passed} of {len(verdicts)} checks passed."
-    lines = [head]
-    for v in verdicts:
-        lines.append(f"  {PASS} {v.title}" if v.passed else f"  {FAIL} {v.title}: {v.message}")
-    return "\n".join(lines)
