@@ -11,7 +11,7 @@ The kit holds:
 * ``autograder.hidden.check``: a stand-in that does nothing (the hidden tests run when graded);
 * ``autograder.notebook.Grader`` (``check``, ``summary``, ``validate``): the visible checks judged
   from public data (:mod:`autograder.kit.publicdata`), with the grader's own wording
-  (``notebook/render.py``) and form judges (``checks/forms.py``);
+  (``notebook/wording.py``) and form judges (``checks/forms.py``);
 * ``autograder check``: the public checks of a notebook, saying that they are only those.
 
 Releases follow ``course.yml``'s calendar: a building block that a released notebook gives but
@@ -48,7 +48,7 @@ KIT_FILES = {
     "autograder/checks/expect.py": "checks/expect.py",
     "autograder/checks/forms.py": "checks/forms.py",
     "autograder/notebook/__init__.py": "kit/student/notebook.py",
-    "autograder/notebook/render.py": "notebook/render.py",
+    "autograder/notebook/wording.py": "notebook/wording.py",
     "autograder/kit/__init__.py": "kit/student/kit_init.py",
     "autograder/kit/public.py": "kit/public.py",
     "autograder/hidden.py": "kit/student/hidden.py",

@@ -76,7 +76,8 @@ def load(assignment: str, directory: str | None = None) -> dict:
 
 # ---------------------------------------------------------------- judging
 def _close(got, want, tol: float) -> bool:
-    """Same structure; integers, booleans and strings equal; floats within ``tol * (|want| + 1)``."""
+    """Same structure; integers, booleans and strings equal; floats within ``tol * (|want| + 1)``
+    (an infinity only equals itself, NaN equals NaN)."""
     if isinstance(want, tuple):
         return isinstance(got, tuple) and len(got) == len(want) and all(_close(g, w, tol) for g, w in zip(got, want))
     if want is None or got is None:
@@ -88,13 +89,14 @@ def _close(got, want, tol: float) -> bool:
         w = np.asarray(want)
     except Exception:  # noqa: BLE001 - an odd answer is simply not close
         return False
-    if g.shape != w.shape or g.dtype.kind not in "biuf":
-        return False
+    if g.shape != w.shape or g.dtype.kind not in "biuf" or (g.dtype.kind == "b") != (w.dtype.kind == "b"):
+        return False  # booleans (a mask) are not numbers that happen to be 0 and 1
     if w.dtype.kind != "f" and g.dtype.kind != "f":
         return bool(np.array_equal(g, w))
     g, w = g.astype(np.float64), w.astype(np.float64)
     with np.errstate(all="ignore"):
-        ok = (np.abs(g - w) <= tol * (np.abs(w) + 1)) | (g == w) | (np.isnan(g) & np.isnan(w))
+        near = np.abs(g - w) <= tol * (np.abs(w) + 1)
+        ok = np.where(np.isfinite(w), near, g == w) | (np.isnan(g) & np.isnan(w))  # an infinity only equals itself
     return bool(ok.all())
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from ..checks import TASKS, checks_for_task
 from ..checks.core import PUBLIC_SEED, Verdict, evaluate, quiet, run_calls
-from . import render as _render
-from .render import FAIL, PASS, render  # noqa: F401 (the names this module has always offered)
+from . import wording as _render
+from .wording import FAIL, PASS, render  # noqa: F401 (the names this module has always offered)
 
 
 class Grader:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..checks.core import Verdict, quiet
 from ..kit import public
-from . import render as _render
-from .render import FAIL, PASS, render  # noqa: F401 (as the grader's module offers them)
+from . import wording as _render
+from .wording import FAIL, PASS, render  # noqa: F401 (as the grader's module offers them)
 
 
 class Grader:
