@@ -45,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
 _DELEGATED = {"feedback": ("autograder.feedback", "per-student HTML feedback"),
               "report": ("autograder.report", "class report"),
               "check": ("autograder.selfcheck", "grade one notebook on the spot"),
-              "demo": ("autograder.demo", "grade a synthetic class")}
+              "demo": ("autograder.demo", "grade a synthetic class"),
+              "kit": ("autograder.kit", "build the student kit of released assignments (classroom mode)")}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -108,7 +108,10 @@ def plan_release(course: Course, release: list[str], now: dt.datetime, *, due_an
     if now.utcoffset() is None:
         raise KitBuildError(f"now={now.isoformat()} has no time zone")
     undue = [a.id for a in course.assignments if a.id in TASKS and (not a.is_due(now) or a.id in due_anyway)]
-    withheld = {name: a for a in undue for name in TASKS[a]}
+    withheld: dict[str, str] = {}
+    for a in undue:  # the first (earliest) assignment that grades a name is the one to wait for
+        for name in TASKS[a]:
+            withheld.setdefault(name, a)
     given = []
     for assignment in release:
         for name in given_of(assignment):
