@@ -20,7 +20,7 @@ def test_a_building_block_graded_by_an_undue_assignment_is_refused_naming_both()
     before_02_due = course.assignment("02_scaling").due - dt.timedelta(days=1)
     with pytest.raises(KitBuildError, match=r"04_heads gives `scaled_dot_product_attention`, which 02_scaling grades"):
         plan_release(course, ["04_heads"], before_02_due)
-    with pytest.raises(KitBuildError, match=r"02_scaling gives `softmax`, which 01_scores_softmax grades"):
+    with pytest.raises(KitBuildError, match=r"02_scaling gives `dot_product`, which 01_scores_softmax grades"):
         plan_release(course, ["01_scores_softmax", "02_scaling"], dt.datetime(2027, 1, 1, tzinfo=UTC))
 
 
