@@ -40,6 +40,7 @@ class AssignmentBundle:
     assignment_id: str
     gradebook: bytes  # SQLite gradebook holding this assignment's notebooks and cells, no students
     files: dict[str, bytes] = field(default_factory=dict)  # non-notebook files of solutions/<id>/
+    kit: dict[str, bytes] = field(default_factory=dict)  # the student kit the kernel imports (autograder.kit)
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,8 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
         verdicts, flags = verification.verify(aid, job.notebook, job.seed, limits, result.cells, job.trusted)
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
-    result.cells, result.flags = verification.merge(result.cells, verdicts, flags)
+    result.cells, result.flags = verification.merge(result.cells, verdicts, flags,
+                                                    kernel_judged=not (job.kernel_sandbox and bundle.kit))
     if job.timestamp_problem:
         result.flags.append({"kind": "timestamp unreadable", "grade_id": None, "line": None, "cell": None,
                              "evidence": f"{job.timestamp_problem}; graded as "
@@ -266,6 +268,20 @@ class _ErrorLog(logging.Handler):
         self.lines.append(record.getMessage())
 
 
+def _write_kit(bundle: AssignmentBundle, job: Job, root: Path) -> Path | None:
+    """The student kit the kernel imports, written under ``root``; None (the whole grader) without verification.
+
+    With the kit the in-kernel hidden tests do nothing (only the verified scores count); with
+    ``--no-verify`` nbgrader's in-kernel scores are the scores, so the kernel keeps the grader.
+    """
+    if not (job.verify and bundle.kit):
+        return None
+    for rel, data in bundle.kit.items():
+        (root / "kit" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "kit" / rel).write_bytes(data)
+    return root / "kit"
+
+
 def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timing: dict,
                   tests: list[tuple[str, float]]) -> tuple[str | None, object]:
     """Run nbgrader's Autograde converter in ``root``; return (failure reason, autograded nb).
@@ -300,7 +316,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, root: Path, url: str, timi
     log.handlers = [errors]
     converter = Autograde(coursedir=CourseDirectory(config=config), config=config, log=log)
     if job.kernel_sandbox:
-        execute = sandboxed_execute(Limits.coerce(bundle.course.grading.sandbox))
+        execute = sandboxed_execute(Limits.coerce(bundle.course.grading.sandbox), _write_kit(bundle, job, root))
     else:
         execute = TimedForkExecute if bundle.course.grading.kernel_start == "fork" else TimedExecute
     converter.autograde_preprocessors = [

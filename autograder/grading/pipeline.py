@@ -130,7 +130,10 @@ def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> Assignme
     src = course_dir / "solutions" / aid
     files = {str(p.relative_to(src)): p.read_bytes() for p in sorted(src.rglob("*"))
              if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts} if src.exists() else {}
-    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files)
+    from ..kit.build import kernel_kit_files
+
+    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files,
+                            kernel_kit_files(course_dir, aid))
 
 
 def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:

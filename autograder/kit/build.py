@@ -234,3 +234,42 @@ def build_kit(course_dir: str | Path, release: list[str], out: str | Path, *, no
     if wheel:
         _wheel(site, out, course)
     return site
+
+
+# ---------------------------------------------------------------- the kit of the grader's nbgrader kernel
+#: A date after every due date: the kernel's kit withholds only the graded assignment's names
+#: (as the verification sandbox does), whatever day the class is graded.
+_END_OF_TIME = dt.datetime(9999, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def _fingerprint(course_dir: Path, assignment: str) -> str:
+    """What the kit of ``assignment`` is computed from: the grader's and the reference's code, its notebooks."""
+    digest = hashlib.sha256()
+    sources = sorted(PACKAGE.rglob("*.py")) + sorted((PACKAGE.parent / "attention_ref").rglob("*.py"))
+    sources += [course_dir / d / assignment / f"{assignment}.ipynb" for d in ("solutions", "assignments")]
+    for path in sources:
+        digest.update(str(path.name).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def kernel_kit_files(course_dir: str | Path, assignment: str) -> dict[str, bytes]:
+    """``{path: bytes}`` of the kit the grader's sandboxed nbgrader kernel imports for ``assignment``.
+
+    The kit of that one assignment, its graded names withheld and its building blocks given
+    exactly as the verification sandbox gives them (:func:`autograder.sandbox.given.given_package`
+    with the same arguments). Cached under ``<course>/.autograder/kit/`` by what it is computed
+    from (about 5 s to build; nothing to do for an assignment without checks: ``{}``, and the
+    kernel keeps the whole grader).
+    """
+    if assignment not in TASKS:
+        return {}
+    course_dir = Path(course_dir)
+    cache = course_dir / ".autograder" / "kit" / f"{assignment}-{_fingerprint(course_dir, assignment)}"
+    if not (cache / "site" / "autograder" / "kit" / "kit.json").is_file():
+        staging = cache.with_name(cache.name + ".tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        build_kit(course_dir, [assignment], staging, now=_END_OF_TIME, due_anyway=(assignment,), wheel=False)
+        shutil.rmtree(cache, ignore_errors=True)
+        staging.rename(cache)
+    site = cache / "site"
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
