@@ -278,7 +278,7 @@ def test_the_kernel_holds_no_reference_and_no_check(hostile_class):
     nb = nbformat.read(root / "autograded" / "reader" / A05 / f"{A05}.ipynb", as_version=4)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     found = json.loads(text.split("READER=", 1)[1].splitlines()[0])
-    assert found["checks_module"] == "ModuleNotFoundError" and found["registry"] == "ImportError"
+    assert found["checks_module"] == "ModuleNotFoundError" and found["registry"] == "AttributeError"
     assert found["reference"] == "ImportError"  # the generated attention_ref explains why it is missing
     assert found["hidden"] == "None"  # the hidden-test call is the kit's stand-in
     assert found["hits"] == [] and found["files"]
