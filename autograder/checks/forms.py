@@ -87,6 +87,8 @@ def table_bytes_format(calls, outcomes):
     whole_number(outcomes[0], calls[0], "`TABLE_BYTES`")
 
 
+#: The misconceptions (not generic) a form judge can name: the kit ships their titles.
+MISCONCEPTIONS_NAMED = ("STOP_AND_TRY.zero_based",)
 #: The form judges by name (what the kit's data files refer to).
 JUDGES = {f.__name__: f for f in (stop_and_try_scores_format, stop_and_try_weights_format,
                                   stop_and_try_largest_format, stop_and_try_reason_format, table_bytes_format)}

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..catalogue import all_variants
-from ..checks import checks_for_assignment, checks_for_task, forms
+from ..checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, checks_for_assignment, checks_for_task, forms
 from ..checks.core import PUBLIC_SEED, Check, Outcome, check_rng, evaluate, run_calls
 from ..inprocess import execute_answers
 from ..notebook import model
@@ -192,7 +192,16 @@ def assignment_data(root: Path, assignment: str, tasks: list[str]) -> dict:
     """Every public check of ``assignment`` (``tasks`` in notebook order), as :func:`check_data`."""
     spaces = namespaces(root, assignment)
     checks = checks_for_assignment(assignment)
+    data = [check_data(c, spaces) for c in checks if c.public]
+    named = set(forms.MISCONCEPTIONS_NAMED) if any(d["form"] for d in data) else set()
+    for d in data:
+        verdicts = [v for _, v in d["known"]] + list(d["mutation"].values()) + [d["relational"] or {}]
+        verdicts += [p for p in d["peak"] if p]
+        named |= {v.get("misconception") for v in verdicts}
     return {"assignment": assignment, "tasks": tasks,
             "hidden_value": [t for t in tasks if any(not c.public for c in checks_for_task(t, assignment))],
             "grade_ids": {c.grade_id: c.task for c in checks},
-            "checks": [check_data(c, spaces) for c in checks if c.public]}
+            "public": {c.grade_id: c.public for c in checks},
+            "titles": {m: MISCONCEPTIONS[m] for m in sorted(named - {None})
+                       if m in MISCONCEPTIONS and m not in GENERIC_MISCONCEPTIONS},
+            "checks": data}

@@ -18,10 +18,12 @@ and prints a verdict per property without revealing any expected array.
 """
 from __future__ import annotations
 
-from ..checks import TASKS, checks_for_task
+import os
+
+from ..checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_task
 from ..checks.core import PUBLIC_SEED, Verdict, evaluate, quiet, run_calls
 from . import wording as _render
-from .wording import FAIL, PASS, render  # noqa: F401 (the names this module has always offered)
+from .wording import FAIL, PASS, ValidationFailed, render  # noqa: F401 (the names this module offers)
 
 
 class Grader:
@@ -50,18 +52,46 @@ class Grader:
                                for task in TASKS[self.assignment]]))
 
     def validate(self, grade_id: str) -> None:
-        """The visible line of a test cell: the public version of check ``grade_id`` (its task's form
-        checks where the check's value is an answer key); raises with the reason when it fails, silent
-        otherwise (see :func:`autograder.notebook.render.validate`)."""
-        checks = [c for c in _assignment_checks(self.assignment) if c.grade_id == grade_id]
-        if not checks:
-            raise ValueError(f"{grade_id!r} is not a check of {self.assignment}")
-        task = checks[0].task
-        public = [c for c in checks if c.public] or [c for c in checks_for_task(task, self.assignment) if c.public]
+        """The visible line of the test cell ``grade_id``: run that check on the public example.
+
+        Prints nothing and returns None when it passes. When it fails, raises
+        :class:`~autograder.notebook.wording.ValidationFailed` (an AssertionError) naming the task,
+        the failed property and the likely misconception, never an expected value. For a check
+        whose value is an answer key (``public=False``) only the answer's form is checked (the
+        task's public checks), so a wrong value and the right one both pass. Under ``nbgrader
+        autograde`` it does nothing: the hidden test below it alone decides the cell's score.
+
+        Raises
+        ------
+        ValueError
+            When ``grade_id`` is not a check of this notebook's assignment.
+        ValidationFailed
+            When the check fails on the public example (or the answer is not written yet).
+        """
+        checks = {c.grade_id: c for c in _assignment_checks(self.assignment)}
+        if grade_id not in checks:
+            raise ValueError(f"{grade_id!r} is not a test of {self.assignment}: is the autograder package up to date?")
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+            return None
+        check = checks[grade_id]
         executor = lambda calls: run_calls(self.namespace, calls)  # noqa: E731
-        with quiet():
-            verdicts = [evaluate(c, executor, PUBLIC_SEED) for c in public]
-        _render.validate(task, verdicts)
+        with quiet():  # nbgrader scores a cell with any stderr as failed: silence the student's warnings
+            if check.public:
+                verdicts = [evaluate(check, executor, PUBLIC_SEED)]
+            else:  # an answer key: its form only (see "What a visible check may say")
+                verdicts = [evaluate(c, executor, PUBLIC_SEED) for c in checks_for_task(check.task, self.assignment)
+                            if c.public]
+                if not verdicts:  # no form check: say only whether it is answered at all
+                    verdict = evaluate(check, executor, PUBLIC_SEED)
+                    verdicts = [verdict] if verdict.misconception in NOT_ATTEMPTED else []
+        _render.validate(check.task, verdicts, misconception_titles(self.assignment))
+
+
+def misconception_titles(assignment: str | None = None) -> dict[str, str]:
+    """The titles of the course's own misconceptions (the generic ones left out: they would repeat the
+    message), for Validate's messages. A check may name another notebook's (02's ``leading_weight``
+    names 01's ``softmax.no_max_subtraction``), so the whole registry's."""
+    return {k: v for k, v in MISCONCEPTIONS.items() if k not in GENERIC_MISCONCEPTIONS}
 
 
 def _assignment_checks(assignment: str):

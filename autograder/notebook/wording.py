@@ -6,6 +6,8 @@ ships this module as it is, so the two cannot word a verdict differently.
 """
 from __future__ import annotations
 
+import textwrap
+
 from ..checks.core import CheckFailed, Verdict
 
 PASS, FAIL = "✔", "✘"
@@ -62,17 +64,43 @@ def summary(rows: list[tuple[str, list[Verdict], bool]]) -> str:
     return "\n".join(lines)
 
 
-def validate(task: str, verdicts: list[Verdict]) -> None:
+class ValidationFailed(CheckFailed):
+    """A test cell's visible line failed; shown wrapped (nbgrader validate cuts lines at 87 characters)."""
+
+    def _render_traceback_(self):
+        lines = [f"{type(self).__name__}:"]
+        for paragraph in self.message.split("\n"):
+            lines += textwrap.wrap(paragraph, 78, subsequent_indent="  ") or [""]
+        return lines
+
+
+def validation_message(task: str, failed: list[Verdict], titles: dict[str, str]) -> str:
+    """What a failed visible line says: the task, each failed property, the likely misconception.
+
+    ``titles``: the titles of the notebook's own misconceptions (``MISCONCEPTIONS`` of its checks
+    module, the generic ones left out: they would only repeat the message).
+    """
+    if all(v.misconception == "not_implemented" for v in failed):
+        return (f"{task}: not done yet. The stub still raises NotImplementedError; write your answer "
+                f"in its cell, run it, then validate again.")
+    if all(v.misconception == "not_defined" for v in failed):
+        return f"{task}: not done yet. {failed[0].message}"
+    lines = []
+    for v in failed:
+        line = f"{task}: fails on the public example: {v.title}. {v.message}"
+        if v.misconception in titles:
+            line += f" Likely misconception: {titles[v.misconception]}."
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def validate(task: str, verdicts: list[Verdict], titles: dict[str, str]) -> None:
     """What ``grader.validate(grade_id)`` does with the public verdicts of the check (or of its task's form).
 
     Nothing when every verdict passed (no output: nbgrader scores a test cell by its errors and
-    stderr); otherwise raises :class:`CheckFailed` (an AssertionError) naming the task, the first
-    failed property and its message.
+    stderr); otherwise raises :class:`ValidationFailed` (an AssertionError) with
+    :func:`validation_message`.
     """
     failed = [v for v in verdicts if not v.passed]
-    if not failed:
-        return
-    if all(v.misconception in NOT_ATTEMPTED for v in failed):
-        raise CheckFailed(f"{task}: not done yet. {failed[0].message}", failed[0].misconception)
-    first = failed[0]
-    raise CheckFailed(f"{task}, {first.title}: {first.message}", first.misconception)
+    if failed:
+        raise ValidationFailed(validation_message(task, failed, titles), failed[0].misconception)

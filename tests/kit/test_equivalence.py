@@ -3,6 +3,8 @@ every catalogue variant, the solution and the stub; and, beyond the catalogue, f
 never seen (correct rewrites and wrong answers written for this test)."""
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from autograder.catalogue import all_variants
@@ -11,7 +13,7 @@ from autograder.checks.core import CheckFailed
 from autograder.inprocess import execute_answers
 from autograder.kit import public
 from autograder.kit.publicdata import _answers_only
-from autograder.notebook import Grader, wording
+from autograder.notebook import Grader, misconception_titles, wording
 from tests.kit.conftest import ALL, ROOT
 
 VARIANTS = [v for v in all_variants() if v.assignment in ALL]
@@ -33,9 +35,9 @@ def _kit_verdicts(kit, assignment, namespace, task):
     return [public.verdict(spec, namespace) for spec in data["checks"] if spec["task"] == task]
 
 
-def _validate(verdicts, task):
+def _validate(verdicts, task, titles):
     try:
-        wording.validate(task, verdicts)
+        wording.validate(task, verdicts, titles)
     except CheckFailed as exc:
         return exc.message
     return None
@@ -52,8 +54,12 @@ def _compare(kit, assignment, namespace):
             public_ids = [c.grade_id for c in checks_for_task(task, assignment) if c.public]
             ids = [check.grade_id] if check.public else public_ids
             pick = lambda vs: [v for v in vs if v.grade_id in ids]  # noqa: E731
-            assert _validate(pick(_kit_verdicts(kit, assignment, namespace, task)), task) == \
-                _validate(pick(full.verdicts(task)), task)
+            kit_titles = public.load(assignment, str(kit / "site/autograder/kit/data"))["titles"]
+            assert _validate(pick(_kit_verdicts(kit, assignment, namespace, task)), task, kit_titles) == \
+                _validate(pick(full.verdicts(task)), task, misconception_titles())
+            with pytest.raises(CheckFailed) if any(not v.passed for v in pick(full.verdicts(task))) else \
+                    contextlib.nullcontext():
+                full.validate(check.grade_id)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)

@@ -9,10 +9,12 @@ value (``STOP_AND_TRY_*``) is right.
 """
 from __future__ import annotations
 
+import os
+
 from ..checks.core import Verdict, quiet
 from ..kit import public
 from . import wording as _render
-from .wording import FAIL, PASS, render  # noqa: F401 (as the grader's module offers them)
+from .wording import FAIL, PASS, ValidationFailed, render  # noqa: F401 (as the grader's module offers them)
 
 
 class Grader:
@@ -42,12 +44,16 @@ class Grader:
                                for task in self.data["tasks"]]))
 
     def validate(self, grade_id: str) -> None:
-        """The visible line of a test cell: the public version of check ``grade_id`` (its task's form
-        checks where the check's value is an answer key); raises with the reason when it fails."""
+        """The visible line of the test cell ``grade_id``: that check on the public example (its task's
+        form checks where the check's value is an answer key); silent when it passes, raises
+        :class:`~autograder.notebook.wording.ValidationFailed` naming the task, the failed property and
+        the likely misconception when it fails; nothing under ``nbgrader autograde`` (the grader's rule)."""
         task = self.data["grade_ids"].get(grade_id)
         if task is None:
-            raise ValueError(f"{grade_id!r} is not a check of {self.assignment}")
+            raise ValueError(f"{grade_id!r} is not a test of {self.assignment}: is the autograder package up to date?")
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+            return None
         specs = [s for s in self.data["checks"] if s["grade_id"] == grade_id] or self._specs(task)
         with quiet():
             verdicts = [public.verdict(spec, self.namespace) for spec in specs]
-        _render.validate(task, verdicts)
+        _render.validate(task, verdicts, self.data["titles"])
