@@ -264,6 +264,10 @@ def kernel_kit_files(course_dir: str | Path, assignment: str) -> dict[str, bytes
     if assignment not in TASKS:
         return {}
     course_dir = Path(course_dir)
+    for folder in ("solutions", "assignments"):
+        if not (course_dir / folder / assignment / f"{assignment}.ipynb").is_file():
+            raise KitBuildError(f"the kernel's student kit of {assignment} needs {folder}/{assignment}/"
+                                f"{assignment}.ipynb: run `autograder generate {assignment}` first")
     cache = course_dir / ".autograder" / "kit" / f"{assignment}-{_fingerprint(course_dir, assignment)}"
     if not (cache / "site" / "autograder" / "kit" / "kit.json").is_file():
         staging = cache.with_name(cache.name + ".tmp")

@@ -71,3 +71,13 @@ def test_the_kit_and_the_verification_sandbox_give_the_same_names(assignment):
     kit = given_package(assignment, plan.given, plan.withheld)
     assert {k: v for k, v in kit.items() if k != "__init__.py"} == \
         {k: v for k, v in sandbox.items() if k != "__init__.py"}
+
+
+def test_grading_without_the_student_versions_says_what_to_run(tmp_path):
+    from autograder.kit.build import kernel_kit_files
+
+    shutil.copyfile(ROOT / "course.yml", tmp_path / "course.yml")
+    shutil.copytree(ROOT / "solutions" / "01_scores_softmax", tmp_path / "solutions" / "01_scores_softmax")
+    with pytest.raises(KitBuildError, match=r"run `autograder generate 01_scores_softmax` first"):
+        kernel_kit_files(tmp_path, "01_scores_softmax")
+    assert kernel_kit_files(tmp_path, "ps1") == {}  # an assignment without checks: the kernel keeps the grader
