@@ -127,8 +127,8 @@ def staged_kit(tmp_path_factory):
 def test_the_scanner_finds_what_it_looks_for(tmp_path):
     """The scan is not vacuous: planted leaks of each kind are reported with their file and line."""
     (tmp_path / "autograder").mkdir()
-    check_line = next(iter(_distinctive_lines(inspect.getsource(nb02))))
-    ref_line = next(iter(_code_lines(attention_ref.scale_scores)))
+    check_line = sorted(line for line in _distinctive_lines(inspect.getsource(nb02)) if "CheckFailed(" in line)[0]
+    ref_line = sorted(_code_lines(attention_ref.scale_scores))[0]
     (tmp_path / "autograder/x.py").write_text(f"ok\n{check_line}\n{ref_line}\nRIGHT_REASON\n536870912\n")
     buf = io.BytesIO()
     np.savez(buf, a0=_answer_keys()["STOP_AND_TRY_WEIGHTS"])
