@@ -23,7 +23,7 @@ import attention_ref
 from autograder.checks import MODULES, TASKS
 from autograder.checks import nb02_scaling as nb02
 from autograder.checks import nb06_long_sequences as nb06
-from tests.kit.conftest import ROOT, installed_site
+from tests.kit.conftest import ROOT, _third_party, installed_site
 
 #: A date after 01's due date and before 02's: 02..06 are not due.
 BETWEEN = dt.datetime(2027, 2, 10, tzinfo=dt.timezone.utc)
@@ -121,7 +121,10 @@ def staged_kit(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin/python"), "install", "--quiet",
                     "--no-index", "--no-deps", "--disable-pip-version-check", str(next(out.glob("*.whl")))],
                    check=True)
-    return installed_site(env / "bin/python")
+    site = installed_site(env / "bin/python")
+    _third_party(out / "deps")  # numpy for the import test below; scanned: only the kit's own files
+    (site / "kit_deps.pth").write_text(str(out / "deps") + "\n")
+    return site
 
 
 def test_the_scanner_finds_what_it_looks_for(tmp_path):
@@ -155,3 +158,13 @@ def test_the_wheel_holds_what_the_site_holds(kit):
     names = zipfile.ZipFile(next(kit.glob("*.whl"))).namelist()
     site = sorted(p.relative_to(kit / "site").as_posix() for p in (kit / "site").rglob("*") if p.is_file())
     assert sorted(n for n in names if ".dist-info/" not in n) == site
+
+
+def test_the_staged_kit_gives_the_released_blocks_and_explains_the_rest(staged_kit, tmp_path):
+    python = staged_kit.parents[2] / "bin" / "python"
+    code = ("import attention_ref as r\nprint(sorted(r.__all__))\ntry:\n    from attention_ref import scale_scores\n"
+            "except ImportError as exc:\n    print(exc)")
+    out = subprocess.run([str(python), "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin"}, check=True).stdout.splitlines()
+    assert out[0] == str(sorted(["dot_product", "attention_scores", "softmax", "weighted_average"]))
+    assert "the reference version of `scale_scores` cannot be used" in out[1]
