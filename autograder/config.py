@@ -36,9 +36,21 @@ class Assignment(_Model):
     title: str
     notebooks: list[str] = Field(min_length=1)
     points: float = Field(ge=0)
-    due: dt.datetime | None = None
+    due: dt.datetime | None = Field(None, description="when it is due, with a time zone (ISO 8601, e.g. "
+                                                       "2027-02-08T23:59:00+00:00); nbgrader's gradebook gets it")
     late_policy: LatePolicy = LatePolicy()
     bonus: bool = False
+
+    @model_validator(mode="after")
+    def _due_has_zone(self) -> "Assignment":
+        if self.due is not None and self.due.utcoffset() is None:
+            raise ValueError(f"due {self.due.isoformat()} has no time zone: write it with one, e.g. "
+                             f"{self.due.isoformat()}+00:00")
+        return self
+
+    def is_due(self, now: dt.datetime) -> bool:
+        """Whether the due date has passed at ``now`` (an assignment with no due date never is)."""
+        return self.due is not None and self.due <= now
 
 
 class SandboxLimits(_Model):
@@ -96,6 +108,10 @@ class Course(_Model):
     assignments: list[Assignment] = Field(min_length=1)
     grading: Grading = Grading()
     roster: str | None = Field(None, description="CSV with a student_id column, relative to the course")
+    mode: Literal["classroom", "self-study"] = Field(
+        "self-study", description="classroom: students get the student kit (no hidden checks, no answers; "
+                                  "`autograder check` runs public checks only); self-study: the whole package "
+                                  "(`autograder check` grades against the hidden checks, whose answers are readable)")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> "Course":

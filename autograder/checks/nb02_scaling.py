@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, forms
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "02_scaling"
@@ -47,7 +47,7 @@ SEED_K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
 SEED_V = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])        # seed 002, Example 2
 STOP_Q = np.array([1.0, 0.0])                                    # seed 000, Stop and try
 STOP_K = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
-REASONS = "abcde"
+REASONS = forms.REASONS
 RIGHT_REASON = "a"  # see the list of reasons in the notebook
 
 
@@ -318,22 +318,11 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- Stop and try
-def _three_numbers(outcome, call, what):
-    arr = expect.array(outcome, call, what)
-    if arr.size != 3:
-        raise CheckFailed(f"{what} should hold three numbers, one per key, got {arr.size}", "wrong_shape")
-    return arr.astype(float).ravel()
+_three_numbers, _choice, HAND_ATOL = forms.three_numbers, forms.choice, forms.HAND_ATOL  # the public forms
 
 
-# Values typed by hand are rounded; 3 decimals is what the lesson prints, so allow half a unit of
-# the third decimal (every misconception below is off by more than 0.05).
-HAND_ATOL = 5e-3
-
-
-@checks.add("STOP_AND_TRY_SCORES", "format", "three numbers, one per key",
-            calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])
-def _(calls, outcomes):
-    _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_SCORES`")
+checks.add("STOP_AND_TRY_SCORES", "format", "three numbers, one per key",
+           calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])(forms.stop_and_try_scores_format)
 
 
 @checks.add("STOP_AND_TRY_SCORES", "values", "the raw dot products of the query with each key", public=False,
@@ -351,12 +340,8 @@ def _(calls, outcomes):
                       "wrong_values")
 
 
-@checks.add("STOP_AND_TRY_WEIGHTS", "format", "three non-negative weights that sum to 1",
-            calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)])
-def _(calls, outcomes):
-    got = _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_WEIGHTS`")
-    if (got < 0).any() or abs(got.sum() - 1) > 3 * HAND_ATOL:
-        raise CheckFailed("weights are non-negative and sum to 1: apply the softmax to the scaled scores.", "wrong_values")
+checks.add("STOP_AND_TRY_WEIGHTS", "format", "three non-negative weights that sum to 1",
+           calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)])(forms.stop_and_try_weights_format)
 
 
 @checks.add("STOP_AND_TRY_WEIGHTS", "values", "the weights of the scaled scores (d_k = 2)", public=False,
@@ -374,20 +359,8 @@ def _(calls, outcomes):
     raise CheckFailed("the weights are the softmax of the scaled scores, in the order of the keys.", "wrong_values")
 
 
-def _choice(outcome, call, what):
-    value = expect.value(outcome, call)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value not in (1, 2, 3):
-        raise CheckFailed(f"{what} should be 1, 2 or 3 (the keys are numbered from 1), got {value!r}",
-                          "STOP_AND_TRY.zero_based" if value == 0 else "wrong_type")
-    return value
-
-
-@checks.add("STOP_AND_TRY_LARGEST", "format", "one of 1, 2 or 3",
-            calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)])
-def _(calls, outcomes):
-    _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`")
+checks.add("STOP_AND_TRY_LARGEST", "format", "one of 1, 2 or 3",
+           calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)])(forms.stop_and_try_largest_format)
 
 
 @checks.add("STOP_AND_TRY_LARGEST", "value", "the key that gets the largest weight", public=False,
@@ -398,18 +371,9 @@ def _(calls, outcomes):
                           "STOP_AND_TRY.wrong_key")
 
 
-def _letter(outcome, call):
-    value = expect.value(outcome, call)
-    if not isinstance(value, str) or value.strip().lower() not in REASONS:
-        raise CheckFailed(f"`STOP_AND_TRY_REASON` should be one letter from {', '.join(repr(c) for c in REASONS)}, "
-                          f"as a string, got {value!r}", "wrong_type")
-    return value.strip().lower()
-
-
-@checks.add("STOP_AND_TRY_REASON", "format", "one of the letters of the list",
-            calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])
-def _(calls, outcomes):
-    _letter(outcomes[0], calls[0])
+_letter = forms.letter
+checks.add("STOP_AND_TRY_REASON", "format", "one of the letters of the list",
+           calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])(forms.stop_and_try_reason_format)
 
 
 @checks.add("STOP_AND_TRY_REASON", "value", "the reason that explains the largest weight", public=False,

@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, forms
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "06_long_sequences"
@@ -33,10 +33,14 @@ TABLE_HEADS, TABLE_N, TABLE_ITEMSIZE = 8, 4096, 4
 
 
 # ---------------------------------------------------------------- TABLE_BYTES
-@checks.add("TABLE_BYTES", "value", "bytes of the weights of 8 heads at n = 4096 in float32",
+checks.add("TABLE_BYTES", "format", "a positive whole number of bytes",
+           calls=lambda rng: [Call("TABLE_BYTES", value_only=True)])(forms.table_bytes_format)
+
+
+@checks.add("TABLE_BYTES", "value", "bytes of the weights of 8 heads at n = 4096 in float32", public=False,
             calls=lambda rng: [Call("TABLE_BYTES", value_only=True)])
 def _(calls, outcomes):
-    got = expect.number(outcomes[0], calls[0], "`TABLE_BYTES`")
+    got = forms.whole_number(outcomes[0], calls[0], "`TABLE_BYTES`")
     right = TABLE_HEADS * TABLE_N * TABLE_N * TABLE_ITEMSIZE
     candidates = [
         (TABLE_N * TABLE_N * TABLE_ITEMSIZE, "TABLE_BYTES.one_head",

@@ -152,7 +152,10 @@ def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> Assignme
              if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts} if src.exists() else {}
     layouts = {nid: model.layout(src / f"{nid}.ipynb") for nid in course.assignment(aid).notebooks
                if (src / f"{nid}.ipynb").is_file()}
-    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files, layouts)
+    from ..kit.build import kernel_kit_files
+
+    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files, layouts,
+                            kernel_kit_files(course_dir, aid))
 
 
 def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:
