@@ -2,7 +2,9 @@
 
 Each ``nbNN_*`` module defines ``ASSIGNMENT`` (its assignment id), ``TASKS``
 (the graded names in notebook order), ``CHECKS`` (a list of
-:class:`~autograder.checks.core.Check`) and ``MISCONCEPTIONS`` (id -> title).
+:class:`~autograder.checks.core.Check`) and ``MISCONCEPTIONS`` (id -> title). A module whose
+checks are a ``CheckList(composites=...)`` declares which tasks call which other tasks: those
+checks are judged with the reference's helpers (:func:`executor`).
 """
 from __future__ import annotations
 
@@ -51,6 +53,9 @@ for _module in MODULES:
             raise RuntimeError(f"duplicate grade_id {_check.grade_id!r}")
         if _check.task not in _module.TASKS:
             raise RuntimeError(f"check {_check.grade_id!r} grades {_check.task!r}, which is not a task of {_module.ASSIGNMENT}")
+        _late = [h for h in _check.helpers if h not in _module.TASKS[:_module.TASKS.index(_check.task)]]
+        if _late:  # the helpers' own checks must be done before a reference version is handed out
+            raise RuntimeError(f"{_check.grade_id!r} substitutes {_late}, which are not tasks before {_check.task!r}")
         CHECKS[_check.grade_id] = _check
 
 
@@ -82,3 +87,13 @@ def assignment_of_check(grade_id: str) -> str:
         if any(c.grade_id == grade_id for c in checks):
             return assignment
     raise KeyError(f"unknown check {grade_id!r}")
+
+
+def executor(check: Check, namespace: dict):
+    """The in-process executor of ``check``: its calls against ``namespace``, with the reference's
+    version of each of its :attr:`~autograder.checks.core.Check.helpers` in place of the student's
+    during the calls (task isolation: a helper's bug costs points on the helper's task only)."""
+    import attention_ref
+
+    substitutes = {name: getattr(attention_ref, name) for name in check.helpers}
+    return lambda calls: run_calls(namespace, calls, substitutes)

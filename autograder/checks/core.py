@@ -123,6 +123,9 @@ class Check:
     make_calls: Callable[[np.random.Generator], Sequence[Call]]
     judge: Callable[[Sequence[Call], Sequence[Outcome]], None]
     public: bool = True  # also run by the visible check in the student notebook
+    #: Other tasks of the notebook that this (composite) task calls: it is judged with the reference's
+    #: versions of them substituted in the student's namespace, so a helper's bug costs the helper's points only.
+    helpers: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.grade_id.startswith(self.task):
@@ -310,9 +313,35 @@ def _run_one(namespace: Mapping[str, Any], call: Call) -> Outcome:
     return outcome
 
 
-def run_calls(namespace: Mapping[str, Any], calls: Sequence[Call]) -> list[Outcome]:
-    """The in-process executor: run each call against ``namespace`` (the notebook's globals)."""
-    return [_run_one(namespace, call) for call in calls]
+def run_calls(namespace: Mapping[str, Any], calls: Sequence[Call],
+              substitutes: Mapping[str, Callable] | None = None) -> list[Outcome]:
+    """The in-process executor: run each call against ``namespace`` (the notebook's globals).
+
+    ``substitutes`` (name -> function) replace the student's helpers in ``namespace`` during the
+    calls only (task isolation, see :attr:`Check.helpers`); the student's own are put back after.
+    """
+    with substituted(namespace, substitutes or {}):
+        return [_run_one(namespace, call) for call in calls]
+
+
+@contextlib.contextmanager
+def substituted(namespace, substitutes: Mapping[str, Callable]):
+    """``namespace`` with ``substitutes`` bound in place of the student's names, restored on exit.
+
+    The student's functions read their helpers from their module globals (``namespace`` itself),
+    so the names are swapped in place rather than in a copy.
+    """
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in substitutes}
+    namespace.update(substitutes)
+    try:
+        yield namespace
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
 
 
 class CheckList(list):
@@ -328,8 +357,14 @@ class CheckList(list):
     The grade_id is ``task + "_" + suffix``, so it always begins with the task.
     """
 
+    def __init__(self, composites: Mapping[str, Sequence[str]] | None = None):
+        super().__init__()
+        #: task -> the other tasks it calls (see :attr:`Check.helpers`)
+        self.composites = {task: tuple(helpers) for task, helpers in (composites or {}).items()}
+
     def add(self, task: str, suffix: str, title: str, *, calls, public: bool = True):
         def register(judge):
-            self.append(Check(f"{task}_{suffix}", task, title, calls, judge, public))
+            self.append(Check(f"{task}_{suffix}", task, title, calls, judge, public,
+                              self.composites.get(task, ())))
             return judge
         return register

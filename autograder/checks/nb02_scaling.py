@@ -39,7 +39,7 @@ MISCONCEPTIONS = {
     "STOP_AND_TRY.zero_based": "numbered the keys from 0",
     "STOP_AND_TRY.wrong_reason": "picked a reason that does not explain the largest weight",
 }
-checks = CheckList()
+checks = CheckList(composites={"scaled_dot_product_attention": ("scale_scores",)})
 CHECKS = checks
 
 SEED_Q = np.array([[1.0, 0.0]])                                  # seed 002, Example 1

@@ -38,7 +38,7 @@ MISCONCEPTIONS = {
     "mask.fully_masked_nan": "a fully masked row gives NaN (0/0) instead of zeros",
     "mask.before_scaling": "additive mask added before the division by sqrt(d_k)",
 }
-checks = CheckList()
+checks = CheckList(composites={"scaled_dot_product_attention": ("apply_mask",)})
 CHECKS = checks
 
 

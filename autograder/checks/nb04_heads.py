@@ -36,7 +36,7 @@ MISCONCEPTIONS = {
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
     "multi_head_attention.weights_averaged": "returns the weights averaged over the heads instead of one table per head",
 }
-checks = CheckList()
+checks = CheckList(composites={"multi_head_attention": ("project", "split_heads", "merge_heads")})
 CHECKS = checks
 
 

@@ -18,8 +18,8 @@ and prints a verdict per property without revealing any expected array.
 """
 from __future__ import annotations
 
-from ..checks import NOT_ATTEMPTED, TASKS, checks_for_task
-from ..checks.core import PUBLIC_SEED, Verdict, evaluate, run_calls
+from ..checks import NOT_ATTEMPTED, TASKS, checks_for_task, executor
+from ..checks.core import PUBLIC_SEED, Verdict, evaluate
 
 PASS, FAIL = "✔", "✘"
 
@@ -37,8 +37,8 @@ class Grader:
         """The verdict of every public check of ``task``."""
         if task not in TASKS[self.assignment]:
             raise ValueError(f"{task!r} is not a task of {self.assignment}; tasks: {', '.join(TASKS[self.assignment])}")
-        executor = lambda calls: run_calls(self.namespace, calls)  # noqa: E731
-        return [evaluate(c, executor, PUBLIC_SEED) for c in checks_for_task(task, self.assignment) if c.public]
+        return [evaluate(c, executor(c, self.namespace), PUBLIC_SEED)
+                for c in checks_for_task(task, self.assignment) if c.public]
 
     def check(self, task: str) -> None:
         """Print a short verdict for ``task``: which properties hold and which fail."""
