@@ -9,7 +9,7 @@ import attention_ref as ref
 
 from . import expect
 from .core import Call, CheckFailed, CheckList
-from .nb02_scaling import judge_attention
+from .attention import judge_attention, large_scores_qkv
 
 ASSIGNMENT = "03_masking"
 TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attention"]
@@ -252,7 +252,9 @@ def _masked_candidates(Q, K, V, mask):
             "a row whose keys are all hidden got equal weights on every key: with a large negative fill instead of " \
             "-inf the softmax cannot tell that row is empty. Use -inf and guard the empty row (weights and output 0)."
     else:
-        yield plain, "mask.float_ignored", "your weights ignore the floating (additive) mask."
+        yield plain, "mask.ignored", "your weights ignore the floating (additive) mask: add it to the scaled scores."
+        yield plain * mask, "mask.after_softmax", \
+            "you applied the mask after the softmax: a floating mask is added to the scaled scores before it."
         yield ref.softmax(np.where(mask.astype(bool), scaled, -np.inf)), "mask.float_as_bool", \
             "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scaled scores."
         yield ref.softmax(ref.apply_mask(scaled * math.sqrt(d_k), mask) / math.sqrt(d_k)), "mask.before_scaling", \
@@ -345,9 +347,11 @@ def _(calls, outcomes):
 
 
 @checks.add("scaled_dot_product_attention", "masked_large_scores", "large scores (1e3 and beyond) under a mask",
-            calls=lambda rng: [_sdpa(_qkv(rng, 4, 4, 4, 3, scale=60), ref.causal_mask(4))])
+            calls=lambda rng: [_sdpa(large_scores_qkv(rng, 4, 4, 4, 3, offset=800.0), ref.causal_mask(4)),
+                               _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5))])
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
+    for call, outcome in zip(calls, outcomes):
+        _judge_masked(call, outcome)
 
 
 @checks.add("scaled_dot_product_attention", "masked_float32", "float32 inputs under a mask",
