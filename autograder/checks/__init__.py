@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 import re
 
-from .core import Call, Check, CheckFailed, Outcome, Verdict, evaluate, run_calls  # noqa: F401
+from .core import GENERIC_MISCONCEPTIONS, Call, Check, CheckFailed, Outcome, Verdict, evaluate, run_calls  # noqa: F401
 
 #: Every ``nbNN_<name>`` module of this package, in notebook order: a new notebook's checks are
 #: registered by adding the file (tests/course/test_registry.py checks it matches course.yml).
@@ -20,21 +20,6 @@ MODULES = tuple(importlib.import_module(f"{__name__}.{info.name}")
                 for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name)
                 if re.fullmatch(r"nb\d\d_\w+", info.name))
 
-GENERIC_MISCONCEPTIONS = {
-    "not_implemented": "not attempted (the stub still raises NotImplementedError)",
-    "not_defined": "the function is not defined (its cell was not run or was deleted)",
-    "raises": "the answer raises an error",
-    "returns_none": "returns None (missing return)",
-    "wrong_type": "returns something that is not numbers",
-    "wrong_return": "returns the wrong number of values",
-    "wrong_shape": "wrong output shape",
-    "wrong_values": "wrong values (no specific misconception recognised)",
-    "nan": "NaN in the output",
-    "mutates_input": "modifies its input in place",
-    "grader.incomplete": "the grader got no answer for some inputs",
-    "grader.unreadable_answer": "the answer could not be read by the grader",
-    "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
-}
 
 #: Misconceptions that mean "not attempted yet" (a stub that raises, a constant never assigned):
 #: the visible checks, the summary, ``autograder check``, the report and feedback say "not started".

@@ -55,6 +55,24 @@ def tolerances(dtype) -> tuple[float, float]:
     return DEFAULT_TOLERANCES["float32" if np.dtype(dtype) == np.float32 else "float64"]
 
 
+#: Misconceptions that say *what* is wrong but not *why* (no specific mistake recognised).
+GENERIC_MISCONCEPTIONS = {
+    "not_implemented": "not attempted (the stub still raises NotImplementedError)",
+    "not_defined": "the function is not defined (its cell was not run or was deleted)",
+    "raises": "the answer raises an error",
+    "returns_none": "returns None (missing return)",
+    "wrong_type": "returns something that is not numbers",
+    "wrong_return": "returns the wrong number of values",
+    "wrong_shape": "wrong output shape",
+    "wrong_values": "wrong values (no specific misconception recognised)",
+    "nan": "NaN in the output",
+    "mutates_input": "modifies its input in place",
+    "grader.incomplete": "the grader got no answer for some inputs",
+    "grader.unreadable_answer": "the answer could not be read by the grader",
+    "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
+}
+
+
 # ---------------------------------------------------------------- data types
 @dataclass(frozen=True)
 class Call:

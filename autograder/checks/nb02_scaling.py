@@ -127,8 +127,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("scale_scores", (rng.standard_normal((2, 3, 5)) * 8, 16)),
                                Call("scale_scores", (rng.standard_normal((4, 7)).astype(np.float32) * 8, 64))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scale(call, outcome)
+    expect.each(calls, outcomes, _judge_scale)
 
 
 @checks.add("scale_scores", "input_unmodified", "leaves the scores unchanged",
@@ -210,8 +209,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax_jacobian", (ref.softmax(np.array([2.0, 1.0, 0.0]) * math.sqrt(512)),)),
                                Call("softmax_jacobian", (ref.softmax(rng.standard_normal(4) * 40),))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_jacobian(call, outcome)
+    expect.each(calls, outcomes, _judge_jacobian)
 
 
 # ---------------------------------------------------------------- scaled_dot_product_attention (no mask)
@@ -238,16 +236,14 @@ def _(calls, outcomes):
                                     tuple(rng.standard_normal(s).astype(np.float32) * 2
                                           for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        judge_attention(call, outcome)
+    expect.each(calls, outcomes, judge_attention)
 
 
 @checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
             calls=lambda rng: [Call("scaled_dot_product_attention", large_scores_qkv(rng, 3, 5, 4, 2, offset=900.0)),
                                Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        judge_attention(call, outcome)
+    expect.each(calls, outcomes, judge_attention)
 
 
 @checks.add("scaled_dot_product_attention", "inputs_unmodified", "leaves Q, K and V unchanged",

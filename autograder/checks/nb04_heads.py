@@ -61,8 +61,7 @@ def _judge_project(call, outcome):
             calls=lambda rng: [Call("project", (np.array([[1.0, 2.0]]), np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]))),
                                Call("project", (rng.standard_normal((3, 4)), rng.standard_normal((4, 4))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_project(call, outcome)
+    expect.each(calls, outcomes, _judge_project)
 
 
 @checks.add("project", "batched", "rows with leading batch axes and a non-square map",
@@ -119,32 +118,28 @@ def _judge_count(call, outcome):
 @checks.add("attention_param_count", "seed_example", "the seeds' layer: width 512, 8 heads of 64, and one head of 512",
             calls=lambda rng: [Call("attention_param_count", (512, 8)), Call("attention_param_count", (512, 1))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 @checks.add("attention_param_count", "heads_fixed_width", "the count does not change with the heads at a fixed total width",
             calls=lambda rng: [Call("attention_param_count", (d, h)) for d in (96, int(rng.choice([120, 240])))
                                for h in (1, 2, 3, 4, 8) if d % h == 0])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 @checks.add("attention_param_count", "explicit_widths", "per-head widths d_k != d_v given explicitly",
             calls=lambda rng: [Call("attention_param_count", (int(rng.integers(50, 200)), 4), {"d_k": 16, "d_v": 24}),
                                Call("attention_param_count", (64, 3), {"d_k": 7, "d_v": 5})])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 @checks.add("attention_param_count", "output_projection", "output_projection=False leaves out W_o (d_model**2 fewer)",
             calls=lambda rng: [Call("attention_param_count", (512, 8), {"output_projection": False}),
                                Call("attention_param_count", (60, 5), {"d_k": 9, "d_v": 11, "output_projection": False})])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 # ---------------------------------------------------------------- split_heads
@@ -180,8 +175,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("split_heads", (rng.standard_normal((2, 3, 5, 12)), 4)),
                                Call("split_heads", (rng.standard_normal((7, 10)), 2))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_split(call, outcome)
+    expect.each(calls, outcomes, _judge_split)
 
 
 @checks.add("split_heads", "float32_unmodified", "float32 input, left unchanged",
@@ -220,8 +214,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("merge_heads", (rng.standard_normal((2, 4, 5, 3)),)),
                                Call("merge_heads", (rng.standard_normal((3, 2, 6, 5)),))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_merge(call, outcome)
+    expect.each(calls, outcomes, _judge_merge)
 
 
 @checks.add("merge_heads", "float32_unmodified", "float32 input, left unchanged",

@@ -150,8 +150,7 @@ def _qkv(rng, batch, n_q, n_k, d_k, d_v, spread=2.0, dtype=np.float64):
             calls=lambda rng: [_bw_call(*_qkv(rng, (), 5, 11, 6, 3), 4),
                                _bw_call(*_qkv(rng, (2, 3), 7, 13, 4, 5), 5)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_blockwise(call, outcome)
+    expect.each(calls, outcomes, _judge_blockwise)
 
 
 @checks.add("blockwise_attention", "block_sizes", "any block size (1, n_k, larger than n_k) gives the same answer; inputs unchanged",
