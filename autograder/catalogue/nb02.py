@@ -41,24 +41,21 @@ def score_variance(d_k, n_samples=100_000, rng=None):
     Variant("scale_by_d_k", A, "scale_scores", {"scale_scores": '''
 def scale_scores(scores, d_k):
     return np.asarray(scores) / d_k  # no square root
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="scale.by_d_k",
+'''}, misconception="scale.by_d_k",
         source="lucidrains/vit-pytorch issue #65 and omihub777/ViT-CIFAR PR #11 (wrong divisor); the paper's "
                "1/sqrt(d_k)"),
 
     Variant("scale_multiplies", A, "scale_scores", {"scale_scores": '''
 def scale_scores(scores, d_k):
     return np.asarray(scores) * math.sqrt(d_k)
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="scale.multiplies",
+'''}, misconception="scale.multiplies",
         source="esceptico/perceiver-io issue #9 (divides by a scale defined as d**-0.5, i.e. multiplies by sqrt(d))"),
 
     Variant("scale_by_n_k", A, "scale_scores", {"scale_scores": '''
 def scale_scores(scores, d_k):
     scores = np.asarray(scores)
     return scores / math.sqrt(scores.shape[-1])  # the last axis counts keys, not the key width
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="scale.by_n_k",
+'''}, misconception="scale.by_n_k",
         source="Graylab/DL4Proteins-notebooks issue #12 and FareedKhan-dev/train-llm-from-scratch PR #3 (divisor "
                "taken from the wrong dimension)"),
 

@@ -92,8 +92,7 @@ def apply_mask(scores, mask):
     if mask.dtype == bool:
         return scores * mask  # hidden scores become 0, and exp(0) = 1
     return scores + mask
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="mask.fill_zero",
+'''}, misconception="mask.fill_zero",
         source="georg-wolflein/good-features PR #1 (masking by multiplication lets softmax 'unmask' the zeros)"),
 
     Variant("apply_mask_inverted", A, "apply_mask", {"apply_mask": '''
@@ -102,8 +101,7 @@ def apply_mask(scores, mask):
     if mask.dtype == bool:
         return np.where(mask, -np.inf, scores)  # True read as "hide"
     return scores + mask
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="mask.inverted",
+'''}, misconception="mask.inverted",
         source="pytorch/pytorch PR #39321 and NVIDIA/TransformerEngine issue #614 (True = masked out in some APIs, "
                "True = attend in others)"),
 
@@ -122,8 +120,7 @@ def apply_mask(scores, mask):
     Variant("apply_mask_float_as_bool", A, "apply_mask", {"apply_mask": '''
 def apply_mask(scores, mask):
     return np.where(np.asarray(mask), np.asarray(scores), -np.inf)  # a float mask read as True/False
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="mask.float_as_bool",
+'''}, misconception="mask.float_as_bool",
         source="pytorch/pytorch issue #103963 (bool vs float attn_mask give different results); PR #141694 "
                "(float masks are added to the scores)"),
 

@@ -138,11 +138,9 @@ def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_project
 
 VARIANTS = [
     Variant("split_heads_reshape_without_transpose", A, "split_heads", {"split_heads": SPLIT_RESHAPE_ONLY},
-            misconception="split_heads.reshape_without_transpose", also_fails=("multi_head_attention",),
-            source="https://github.com/reczoo/FuxiCTR/issues/30 ; https://github.com/hyunwoongko/transformer/issues/15"),
+            misconception="split_heads.reshape_without_transpose", source="https://github.com/reczoo/FuxiCTR/issues/30 ; https://github.com/hyunwoongko/transformer/issues/15"),
     Variant("merge_heads_reshape_without_transpose", A, "merge_heads", {"merge_heads": MERGE_RESHAPE_ONLY},
-            misconception="merge_heads.reshape_without_transpose", also_fails=("multi_head_attention",),
-            source="https://github.com/jsbaan/transformer-from-scratch/pull/6 ; "
+            misconception="merge_heads.reshape_without_transpose", source="https://github.com/jsbaan/transformer-from-scratch/pull/6 ; "
                    "https://github.com/ajhalthor/Transformer-Neural-Network/issues/8"),
     Variant("multi_head_attention_divisor_d_model", A, "multi_head_attention", {"multi_head_attention": MHA_DIVISOR_FULL_WIDTH},
             misconception="multi_head_attention.divisor_d_model",
@@ -171,13 +169,11 @@ VARIANTS = [
             misconception="attention_param_count.three_equal_maps",
             source="seed 000 L1 ('three times only in the paper's setting where the two widths agree')"),
     # correct answers written differently
-    # Today X @ W.T fails with numpy's shape error on the non-square maps every check uses, so the
-    # diagnosis is the generic "raises", and multi_head_attention (graded through the student's
-    # project) loses its points too: the "fair grades" issue isolates tasks and names the mistake.
+    # X @ W.T fails with numpy's shape error on a non-square map; the square map of the seed example
+    # names the mistake, and multi_head_attention is graded with the reference's project (isolation).
     Variant("project_transposed_map", A, "project",
             {"project": "def project(X, W):\n    return np.asarray(X) @ np.asarray(W).T"},
-            misconception="raises", also_fails=("multi_head_attention",),
-            source="nn.Linear stores its weight as (out, in) and computes x @ W.T; with the course's (in, out) "
+            misconception="project.transposed_map", source="nn.Linear stores its weight as (out, in) and computes x @ W.T; with the course's (in, out) "
                    "maps the transpose is the mistake"),
     Variant("project_einsum", A, "project", {"project": PROJECT_EINSUM}, correct=True),
     Variant("split_slices_merge_concatenate", A, "split_heads", SPLIT_SLICES_MERGE_CONCAT, correct=True),
