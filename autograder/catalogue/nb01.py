@@ -147,3 +147,32 @@ def softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+VARIANTS += [
+    Variant("softmax_always_last_axis", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))  # the axis argument is accepted, never used
+    return e / e.sum(axis=-1, keepdims=True)
+'''}, misconception="softmax.ignores_axis",
+        source="numpy/scipy softmax take an axis; code written for 2-D rows hard-codes axis=-1 "
+               "(scipy.special.softmax docs: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.softmax.html)"),
+    Variant("softmax_without_exp", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    return x / x.sum(axis=axis, keepdims=True)  # normalised, never exponentiated
+'''}, misconception="softmax.no_exp",
+        source="'normalise the scores' read as dividing by their sum (d2l.ai 'Softmax Regression' explains why exp)"),
+    Variant("weighted_average_columns", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    return np.swapaxes(np.asarray(weights), -1, -2) @ np.asarray(V)
+'''}, misconception="weighted_average.transposed_weights",
+        source="the weights matrix read key-by-query (a transposed attention map); cf. the issue's weights.T @ V"),
+    Variant("weighted_average_np_dot", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    return np.dot(weights, V)  # np.dot pairs every batch with every other
+'''}, misconception="weighted_average.np_dot_batched",
+        source="numpy.dot docs: for N-D arrays it is a sum product over the last axis of a and the second-to-last "
+               "of b (not batched), unlike numpy.matmul"),
+]

@@ -212,3 +212,40 @@ def leading_weight(width, scaled=True):
         "STOP_AND_TRY_REASON": 'STOP_AND_TRY_REASON = " A "\n',
     }, correct=True),
 ]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+VARIANTS += [
+    Variant("score_variance_fresh_generator", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    gen = np.random.default_rng()  # a fresh, unseeded generator: the rng argument is ignored
+    q = gen.standard_normal((n_samples, d_k))
+    k = gen.standard_normal((n_samples, d_k))
+    return float(np.var(np.sum(q * k, axis=-1)))
+'''}, misconception="score_variance.ignores_rng",
+        source="numpy's Generator docs (default_rng(seed) for reproducible streams); an unseeded default_rng()"),
+    Variant("score_variance_scaled_first", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    return float(np.var(np.sum(q * k, axis=-1) / np.sqrt(d_k)))  # the scaled scores: variance 1
+'''}, misconception="score_variance.no_sum",
+        source="the variance of the scaled scores (1) reported for the raw ones (d_k), Vaswani et al. 2017 footnote 4"),
+    Variant("leading_weight_divides_by_width", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    if scaled:
+        raw = raw / width  # the width, not its square root
+    return float(softmax(raw)[0])
+'''}, misconception="leading_weight.scaled_by_width",
+        source="lucidrains/vit-pytorch issue #65 (divisor d instead of sqrt(d))"),
+    Variant("jacobian_diag_only_p", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    return np.diag(np.asarray(p))  # the outer product p p^T is missing
+'''}, misconception="softmax_jacobian.no_outer",
+        source="the softmax Jacobian diag(p) - p p^T (e.g. https://eli.thegreenplace.net/2016/the-softmax-function-and-its-derivative/)"),
+    Variant("sdpa_k_untransposed", A, "scaled_dot_product_attention",
+            {"scaled_dot_product_attention": sdpa(scores="scale_scores(np.asarray(Q) @ np.asarray(K), Q.shape[-1])")},
+            misconception="attention.k_not_transposed",
+            source="Q @ K instead of Q @ K^T; the scores are Q K^T in Vaswani et al. 2017, eq. 1"),
+]

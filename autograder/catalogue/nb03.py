@@ -232,3 +232,38 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     return np.einsum("...qk,...kd->...qd", w, V), w
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+VARIANTS += [
+    Variant("causal_square_only", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    return np.tril(np.ones((n_q, n_q), dtype=bool))  # n_k never used
+'''}, misconception="causal_mask.square_only",
+        source="pytorch/pytorch issue #108108 (causal masks for n_q != n_k, as in decoding with a cache)"),
+    Variant("causal_triu_with_diagonal", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.triu(np.ones((n_q, n_k), dtype=bool))  # "the upper triangle is the future", diagonal included
+'''}, misconception="causal_mask.inverted",
+        source="TransformerLensOrg/TransformerLens issue #284 (triu diagonal=1 vs 0); True = hidden conventions"),
+    Variant("padding_true_is_padding", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    return np.arange(n_k)[None, None, :] >= lengths[:, None, None]  # True marks the padding
+'''}, misconception="padding_mask.inverted",
+        source="pytorch/pytorch PR #39321 (key_padding_mask: True = ignore)"),
+    Variant("padding_float_mask", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    return (np.arange(n_k)[None, None, :] < lengths[:, None, None]).astype(float)
+'''}, misconception="padding_mask.not_bool",
+        source="HuggingFace attention_mask is 0/1 integers; pytorch/pytorch issue #103963 (float masks are added)"),
+    Variant("apply_mask_bool_only", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == bool:
+        return np.where(mask, scores, -np.inf)
+    return scores.copy()  # a floating mask is not handled
+'''}, misconception="mask.float_ignored",
+        source="pytorch/pytorch PR #141694 (float masks are added to the scores, bool masks select)"),
+]

@@ -182,3 +182,60 @@ VARIANTS = [
     Variant("attention_param_count_from_shapes", A, "attention_param_count", {"attention_param_count": COUNT_FROM_SHAPES},
             correct=True),
 ]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+MHA_TEMPLATE = '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), {h})
+    K = split_heads(project(X_kv, W_k), {h})
+    V = split_heads(project(X_kv, W_v), {h})
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask={mask}{scale})
+    return project(merge_heads(heads), W_o), {weights}
+'''
+
+
+def mha(h="num_heads", mask="mask", scale="", weights="weights"):
+    return {"multi_head_attention": MHA_TEMPLATE.format(h=h, mask=mask, scale=scale, weights=weights)}
+
+
+VARIANTS += [
+    Variant("split_heads_no_head_axis_move", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    return X.reshape(*X.shape[:-1], num_heads, X.shape[-1] // num_heads)  # (..., n, heads, d)
+'''}, misconception="split_heads.no_transpose",
+        source="the Annotated Transformer's view(nbatches, -1, h, d_k).transpose(1, 2): the transpose forgotten"),
+    Variant("split_heads_strided_columns", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    return np.stack([X[..., i::num_heads] for i in range(num_heads)], axis=-3)  # every h-th column
+'''}, misconception="split_heads.interleaved",
+        source="strided slicing X[..., i::h] instead of contiguous blocks (head i = columns i*d .. (i+1)*d)"),
+    Variant("merge_heads_interleaved", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    *batch, h, n, d = X.shape
+    return np.moveaxis(X, -3, -1).reshape(*batch, n, d * h)  # column j*h + head: interleaved
+'''}, misconception="merge_heads.wrong_order",
+        source="moving the head axis last before the reshape interleaves the heads' columns (issue 14)"),
+    Variant("count_always_with_output_map", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    return d_model * num_heads * (2 * d_k + d_v) + num_heads * d_v * d_model  # W_o always counted
+'''}, misconception="attention_param_count.ignores_flag",
+        source="the output projection is optional in some layers (nn.MultiheadAttention always has out_proj)"),
+    Variant("mha_no_scaling", A, "multi_head_attention", mha(scale=", scale=1.0"),
+            misconception="multi_head_attention.no_scaling",
+            source="scale=1.0 passed to attention (Vaswani et al. 2017 divide by sqrt(d_k))"),
+    Variant("mha_one_head", A, "multi_head_attention", mha(h="1"), misconception="multi_head_attention.single_head",
+            source="num_heads accepted and not used: one head over the full width"),
+    Variant("mha_mask_dropped", A, "multi_head_attention", mha(mask="None"),
+            misconception="multi_head_attention.mask_ignored",
+            source="facebookresearch/xformers issue #103 (a mask silently not applied)"),
+    Variant("mha_weights_mean", A, "multi_head_attention", mha(weights="weights.mean(axis=-3)"),
+            misconception="multi_head_attention.weights_averaged",
+            source="nn.MultiheadAttention returns head-averaged weights by default (average_attn_weights=True)"),
+]

@@ -50,6 +50,9 @@ def sdpa_candidates(Q, K, V, mask=None):
     if d_v != d_k:
         yield (*attend(raw / math.sqrt(d_v)), "scale.by_d_v",
                "you divided by the square root of the value width d_v; the divisor is sqrt(d_k), the key width.")
+    if n_k == d_k:
+        yield (*attend(Q @ K / math.sqrt(d_k)), "attention.k_not_transposed",
+               "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key.")
     yield (*attend(raw / math.sqrt(d_k), axis=-2), "attention.softmax_wrong_axis",
            "your weights sum to 1 down each column: the softmax ran over the query axis; each query's row must sum "
            "to 1 over the keys (axis -1).")
@@ -61,6 +64,9 @@ def judge_attention(call, outcome, *, mask=None, what=""):
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
     n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
     if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error):
+        if batch and Q.shape[-1] != K.shape[-2]:  # both a missing and a whole-array transpose fail here
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up; "
+                              "the scores are Q K^T with only the last two axes of K swapped.", "raises")
         if batch:
             raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: on a batched array `.T` "
                               "reverses every axis, the batch axes too; swap only the last two axes of K.",

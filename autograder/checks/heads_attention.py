@@ -99,7 +99,10 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
                  if h * d_v != ref_out.shape[-1] else ())
     expect.shape(weights, ref_w.shape, f"{what}'s weights", " (..., heads, n_q, n_k): one table per head",
                  diagnoses=[(ref_w.shape[:-3] + ref_w.shape[-2:], "multi_head_attention.weights_averaged",
-                             "return one table of weights per head (keep the head axis), not their average.")])
+                             "return one table of weights per head (keep the head axis), not their average."),
+                            (ref_w.shape[:-3] + (1,) + ref_w.shape[-2:], "multi_head_attention.single_head",
+                             "you attended with one head over the full width: cut the projections into num_heads "
+                             "heads (split_heads), attend per head, then merge them.")])
     def _diagnoses(which):
         # A generator: the candidate answers are only computed when the answer does not match.
         for candidate, misconception, message in (extra_diagnoses() if callable(extra_diagnoses) else extra_diagnoses):

@@ -230,8 +230,8 @@ def _(calls, outcomes):
 
 @checks.add("scaled_dot_product_attention", "batched", "leading axes (2 sequences, 3 heads) and float32 inputs",
             calls=lambda rng: [Call("scaled_dot_product_attention",
-                                    (rng.standard_normal((2, 3, 4, 8)) * 2, rng.standard_normal((2, 3, 6, 8)) * 2,
-                                     rng.standard_normal((2, 3, 6, 5)))),
+                                    (rng.standard_normal((2, 3, 4, 8)) * 2, rng.standard_normal((2, 3, 8, 8)) * 2,
+                                     rng.standard_normal((2, 3, 8, 5)))),
                                Call("scaled_dot_product_attention",
                                     tuple(rng.standard_normal(s).astype(np.float32) * 2
                                           for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))])

@@ -63,6 +63,9 @@ def _judge_causal(call, outcome):
             (~want, "causal_mask.inverted",
              "True marks the hidden keys: in this course (as in PyTorch's and JAX's boolean masks) True means "
              "*may attend*."),
+            (np.triu(np.ones((n_q, n_k), bool)), "causal_mask.inverted",
+             "True marks the upper triangle (the later keys, and the diagonal): in this course True means *may "
+             "attend*, so query i sees keys 0..i, itself included."),
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
              "sees keys 0..i, whatever n_k is (`np.tril` of an (n_q, n_k) array of ones)."),
