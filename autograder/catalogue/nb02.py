@@ -249,3 +249,10 @@ def softmax_jacobian(p):
             misconception="attention.k_not_transposed",
             source="Q @ K instead of Q @ K^T; the scores are Q K^T in Vaswani et al. 2017, eq. 1"),
 ]
+
+VARIANTS += [
+    Variant("stop_and_try_perpendicular_key", A, "STOP_AND_TRY_LARGEST",
+            {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = 2  # the key at a right angle to the query\n"},
+            misconception="STOP_AND_TRY.wrong_key",
+            source="seed 000: the aligned key (1, 0) has the largest dot product with q = (1, 0)"),
+]

@@ -267,3 +267,15 @@ def apply_mask(scores, mask):
 '''}, misconception="mask.float_ignored",
         source="pytorch/pytorch PR #141694 (float masks are added to the scores, bool masks select)"),
 ]
+
+VARIANTS += [
+    Variant("sdpa_softmax_mask_renormalise", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(
+            "        if mask.dtype != bool:\n            scores, mask = scores + mask, None",
+            weights=("softmax(scores)\n    if mask is not None:\n        kept = weights * mask\n"
+                     "        total = kept.sum(axis=-1, keepdims=True)\n"
+                     "        weights = np.where(total > 0, kept / np.where(total > 0, total, 1), weights)"))},
+        misconception="mask.after_softmax_renormalised",
+        source="huggingface/pytorch-image-models PR #2236 (masking after the softmax); a renormalisation without "
+               "a guard gives 0/0 for a fully masked row (pytorch/pytorch issue #41508)"),
+]

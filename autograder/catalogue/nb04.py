@@ -239,3 +239,39 @@ def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_project
             misconception="multi_head_attention.weights_averaged",
             source="nn.MultiheadAttention returns head-averaged weights by default (average_attn_weights=True)"),
 ]
+
+VARIANTS += [
+    Variant("count_widths_swapped", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    maps = d_model * num_heads * (2 * d_v + d_k)  # query/key maps counted with d_v, the value map with d_k
+    return maps + (num_heads * d_v * d_model if output_projection else 0)
+'''}, misconception="attention_param_count.widths_swapped",
+        source="d_k and d_v are equal in most layers (Vaswani et al. 2017, d_k = d_v = 64), so swapping them "
+               "goes unnoticed until they differ"),
+    Variant("mha_inline_reshape_split", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    def cut(Y):  # its own split, without the transpose
+        *batch, n, w = Y.shape
+        return Y.reshape(*batch, num_heads, n, w // num_heads)
+    Q, K, V = cut(project(X_q, W_q)), cut(project(X_kv, W_k)), cut(project(X_kv, W_v))
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.split_without_transpose",
+        source="the Annotated Transformer's view(...).transpose(1, 2) written inline without the transpose"),
+    Variant("mha_inline_reshape_merge", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    *batch, h, n, d = heads.shape
+    return project(heads.reshape(*batch, n, h * d), W_o), weights  # its own merge, no transpose back
+'''}, misconception="multi_head_attention.merge_without_transpose",
+        source="the Annotated Transformer's transpose(1, 2).contiguous().view(...) written without the transpose"),
+]

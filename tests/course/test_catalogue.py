@@ -10,7 +10,7 @@ import pytest
 
 from autograder.catalogue import all_variants
 from autograder.catalogue.fairness import classify, grade_over_seeds, stray, unstable
-from autograder.checks import CHECKS, MISCONCEPTIONS, TASKS
+from autograder.checks import CHECKS, MISCONCEPTIONS, MODULES, TASKS
 
 from .conftest import TEST_SEED
 
@@ -24,7 +24,7 @@ def _answers(variant) -> dict[str, str]:
 
 
 def test_catalogue_size():
-    assert len(WRONG) >= 68 and len(RIGHT) >= 19  # the sizes today: a catalogue only grows
+    assert len(WRONG) >= 107 and len(RIGHT) >= 19  # the sizes today: a catalogue only grows
     assert len({v.name for v in VARIANTS}) == len(VARIANTS), "variant names are unique"
 
 
@@ -58,6 +58,13 @@ def test_correct_answer_written_differently_gets_full_marks_for_every_seed(varia
     graded = grade_over_seeds(variant, SEEDS)
     assert not [g for verdicts in graded.values() for g in stray(variant, verdicts)], \
         {seed: {v.grade_id: v.message for v in vs if not v.passed} for seed, vs in graded.items()}
+
+
+def test_every_declared_misconception_has_a_wrong_answer():
+    """A misconception nobody writes is a branch never exercised: catalogue it, or remove it."""
+    declared = {m for module in MODULES for m in module.MISCONCEPTIONS}
+    covered = {v.misconception for v in WRONG}
+    assert not declared - covered, sorted(declared - covered)
 
 
 def test_report_named_vague_wrong(capsys):
