@@ -256,3 +256,12 @@ VARIANTS += [
             misconception="STOP_AND_TRY.wrong_key",
             source="seed 000: the aligned key (1, 0) has the largest dot product with q = (1, 0)"),
 ]
+
+VARIANTS += [
+    Variant("leading_weight_flag_unused", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    return float(softmax(raw / math.sqrt(width))[0])  # always scaled: the flag is never read
+'''}, misconception="leading_weight.ignores_flag",
+        source="issue 14: an ignored `scaled` flag was reported as 'results are swapped'"),
+]

@@ -217,3 +217,26 @@ VARIANTS += [
     Variant("TABLE_BYTES_in_bits", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 32\n"},
             misconception="TABLE_BYTES.bits", source="32 bits per float32 counted as its size in bytes"),
 ]
+
+VARIANTS += [
+    Variant("blockwise_own_block_max", A, "blockwise_attention", {"blockwise_attention": '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    total = np.zeros((*batch, Q.shape[-2], 1))
+    acc = np.zeros((*batch, Q.shape[-2], V.shape[-1]))
+    for start in range(0, K.shape[-2], block_size):
+        s = Q @ np.swapaxes(K[..., start:start + block_size, :], -1, -2) * factor
+        if mask is not None:
+            block = np.asarray(mask)[..., start:start + block_size] if np.shape(mask)[-1] > 1 else mask
+            s = np.where(block, s, -np.inf)
+        top = s.max(axis=-1, keepdims=True)  # this block's own maximum, never rescaled to a common one
+        e = np.exp(s - np.where(np.isfinite(top), top, 0))
+        total = total + e.sum(axis=-1, keepdims=True)
+        acc = acc + e @ V[..., start:start + block_size, :]
+    return acc / np.where(total == 0, 1, total)
+'''}, misconception="blockwise_attention.no_rescale",
+        source="issue 14 ('each block's own max, never rescaled' got a generic message); Milakov & Gimelshein "
+               "2018 rescale the running sum when the maximum changes"),
+]

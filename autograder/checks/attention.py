@@ -58,6 +58,21 @@ def sdpa_candidates(Q, K, V, mask=None):
            "to 1 over the keys (axis -1).")
 
 
+def _nan_cause(Q, K, mask) -> str:
+    """Why a softmax of these scores could give NaN: overflow (exp of a large score is inf, inf/inf) or
+    underflow (every exp of a row is 0 when all its scores are very negative, 0/0)."""
+    with np.errstate(all="ignore"):
+        scores = (Q @ np.swapaxes(K, -1, -2)) / math.sqrt(Q.shape[-1])
+        if mask is not None:
+            scores = ref.apply_mask(scores, mask)
+        top = np.max(scores, axis=-1)
+    if np.any(top[np.isfinite(top)] > 700):
+        return ("at large scores exp overflows (inf / inf) unless each row's maximum is subtracted first (the given "
+                "`softmax` does it).")
+    return ("when every score of a row is very negative, each exp underflows to 0 and the row divides 0 by 0; "
+            "subtracting each row's maximum first keeps the largest exp at 1 (the given `softmax` does it).")
+
+
 def judge_attention(call, outcome, *, mask=None, what=""):
     """Compare (output, weights) with the reference; diagnose the usual mistakes."""
     Q, K, V = call.args[:3]
@@ -88,8 +103,7 @@ def judge_attention(call, outcome, *, mask=None, what=""):
                 if expect.allclose(weights, c_w, rtol, atol):
                     raise CheckFailed(message, misconception)
         if np.isnan(weights).any() or np.isnan(out).any():
-            raise CheckFailed(f"your weights or output{what} contain NaN: at large scores exp overflows unless "
-                              "each row's maximum is subtracted first (the given `softmax` does it).", "nan")
+            raise CheckFailed(f"your weights or output{what} contain NaN: {_nan_cause(Q, K, mask)}", "nan")
     expect.close(weights, ref_w, f"your weights{what}", dtype=dtype,
                  generic="do not match softmax(Q K^T / sqrt(d_k)) along the key axis.")
     expect.close(out, ref_out, f"your output{what}", dtype=dtype,

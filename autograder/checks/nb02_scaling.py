@@ -17,7 +17,8 @@ TASKS = ["score_variance", "scale_scores", "leading_weight", "softmax_jacobian",
 GIVEN = ["dot_product", "attention_scores", "softmax", "weighted_average"]  # built in 01
 MISCONCEPTIONS = {
     "score_variance.std_not_variance": "returns the standard deviation (sqrt(d_k)) instead of the variance",
-    "score_variance.no_sum": "variance of one product instead of the sum of d_k products",
+    "score_variance.no_sum": "about 1: the variance of one product, or of the scaled scores, instead of the raw sum "
+                             "of d_k products",
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
     "scale.none": "the scores are not scaled",
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
@@ -25,6 +26,7 @@ MISCONCEPTIONS = {
     "scale.by_n_k": "divides by sqrt of the number of keys instead of sqrt(d_k)",
     "scale.by_d_v": "divides by sqrt of the value width d_v instead of sqrt(d_k)",
     "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
+    "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
     "leading_weight.scaled_by_width": "divides by the width instead of its square root",
     "softmax_jacobian.sign": "p p^T - diag(p): the sign of the Jacobian is flipped",
     "softmax_jacobian.diagonal_only": "only the diagonal p_i (1 - p_i); the off-diagonal -p_i p_j are missing",
@@ -77,8 +79,9 @@ def _(calls, outcomes):
             raise CheckFailed(f"at d_k = {d_k} your answer is close to sqrt(d_k): that is the standard deviation of "
                               "the dot products; their variance is its square.", "score_variance.std_not_variance")
         if d_k > 1 and abs(got - 1.0) < 0.1:
-            raise CheckFailed(f"at d_k = {d_k} your answer is close to 1, the variance of a single product q_i k_i: "
-                              "the score is the *sum* of d_k such products, and variances of independent terms add.",
+            raise CheckFailed(f"at d_k = {d_k} your answer is close to 1: that is the variance of a single product "
+                              "q_i k_i, or of the scores after the division by sqrt(d_k). The question asks for the "
+                              "raw score, the *sum* of d_k such products (variances of independent terms add).",
                               "score_variance.no_sum")
         raise CheckFailed(f"at d_k = {d_k} your variance is too far from d_k for {n} samples: draw the entries of q "
                           "and k from a standard normal, take the dot product of each pair and the variance of those "
@@ -144,8 +147,19 @@ def _(calls, outcomes):
 LEADING_TOL = (1e-6, 1e-9)
 
 
+def _flag_mistake(calls, outcomes, scaled) -> tuple[str, str]:
+    """Which flag mistake a result equal to the other flag's value is: the last call has the other
+    flag at the same width as the one before it; equal answers mean the flag is not read at all."""
+    companion = expect.value(outcomes[-1], calls[-1])
+    if companion is not None and expect.allclose(companion, expect.value(outcomes[-2], calls[-2]), *LEADING_TOL):
+        return ("your result does not change with `scaled`: read the flag, and divide the raw scores by "
+                "sqrt(width) only when `scaled=True`.", "leading_weight.ignores_flag")
+    return ("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the raw scores by "
+            "sqrt(width).", "leading_weight.flag_inverted")
+
+
 def _judge_leading(calls, outcomes, scaled):
-    for call, outcome in zip(calls, outcomes):
+    for call, outcome in zip(calls[:-1], outcomes[:-1]):
         width = call.args[0]
         got = expect.number(outcome, call, f"`leading_weight({width!r}, scaled={scaled})`")
         want = ref.leading_weight(width, scaled=scaled)
@@ -155,8 +169,7 @@ def _judge_leading(calls, outcomes, scaled):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
                               "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
         if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), *LEADING_TOL):
-            raise CheckFailed("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the "
-                              "raw scores by sqrt(width).", "leading_weight.flag_inverted")
+            raise CheckFailed(*_flag_mistake(calls, outcomes, scaled))
         if scaled:
             raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
             if expect.allclose(got, float(ref.softmax(raw / width)[0]), *LEADING_TOL):
@@ -167,13 +180,15 @@ def _judge_leading(calls, outcomes, scaled):
 
 
 @checks.add("leading_weight", "scaled_flat", "scaled: the leading weight stays at 0.665 at every width",
-            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": True}) for w in (1, 2, 64, 512, 4096, 2.5)])
+            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": True}) for w in (1, 2, 64, 512, 4096, 2.5)]
+            + [Call("leading_weight", (2.5,), {"scaled": False})])
 def _(calls, outcomes):
     _judge_leading(calls, outcomes, True)
 
 
 @checks.add("leading_weight", "unscaled_saturates", "unscaled: the leading weight grows towards 1 with the width",
-            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": False}) for w in (1, 4, 16, 512, 1_000_000)])
+            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": False}) for w in (1, 4, 16, 512, 1_000_000)]
+            + [Call("leading_weight", (1_000_000,), {"scaled": True})])
 def _(calls, outcomes):
     _judge_leading(calls, outcomes, False)
 
