@@ -103,6 +103,8 @@ def _describe_value(v) -> str:
         return f"<{v.dtype} array of shape {v.shape}>"
     if isinstance(v, tuple):
         return "(" + ", ".join(_describe_value(x) for x in v) + ")"
+    if isinstance(v, np.generic):  # numpy 2 writes np.float64(1.0): the student reads the number
+        return repr(v.item())
     return repr(v)
 
 
