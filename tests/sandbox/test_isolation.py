@@ -100,3 +100,25 @@ def test_a_composite_cannot_keep_the_reference_helper_for_the_helpers_own_task()
     for verdict in result.verdicts.values():
         tasks[verdict.task] = tasks.get(verdict.task, True) and verdict.passed
     assert tasks["split_heads"] is False and tasks["multi_head_attention"] is True, tasks
+
+
+def _one_per_notebook():
+    picked = {}
+    for variant in all_variants():
+        picked.setdefault((variant.assignment, variant.correct), variant)
+    return list(picked.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", _one_per_notebook(), ids=lambda v: v.name)
+def test_verified_verdicts_equal_the_in_process_ones(variant):
+    """The sandbox (two runners where a notebook has a composite task) judges a catalogue variant as the
+    in-process grader does, on a few seeds."""
+    from autograder.catalogue.fairness import grade_over_seeds
+
+    seeds = (2, 29)
+    inprocess = grade_over_seeds(variant, seeds)
+    for seed in seeds:
+        result = verify_submission(variant.assignment, _filled(variant.assignment, variant.answers), seed, LIMITS)
+        assert {g: v.passed for g, v in result.verdicts.items()} == {v.grade_id: v.passed for v in inprocess[seed]}, \
+            (result.notes, result.cell_errors)
