@@ -176,3 +176,40 @@ def weighted_average(weights, V):
         source="numpy.dot docs: for N-D arrays it is a sum product over the last axis of a and the second-to-last "
                "of b (not batched), unlike numpy.matmul"),
 ]
+
+# correct answers written differently (issue 14: the grader must not punish another route)
+VARIANTS += [
+    Variant("python_sum_einsum_logsumexp", A, "softmax", {
+        "dot_product": '''
+def dot_product(q, k):
+    return sum(float(a) * float(b) for a, b in zip(np.ravel(q), np.ravel(k)))
+''',
+        "attention_scores": '''
+def attention_scores(Q, K):
+    return np.einsum("...qd,...kd->...qk", np.asarray(Q), np.asarray(K))
+''',
+        "softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    top = np.max(x, axis=axis, keepdims=True)
+    log_total = top + np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True))
+    return np.exp(x - log_total)  # exp(x - logsumexp(x))
+''',
+        "weighted_average": '''
+def weighted_average(weights, V):
+    return np.einsum("...qk,...kd->...qd", np.asarray(weights), np.asarray(V))
+'''}, correct=True),
+    Variant("matmul_and_moveaxis_softmax", A, "softmax", {
+        "attention_scores": '''
+def attention_scores(Q, K):
+    return np.matmul(Q, np.moveaxis(np.asarray(K), -1, -2))
+''',
+        "softmax": '''
+def softmax(x, axis=-1):
+    z = np.moveaxis(np.array(x, copy=True), axis, -1)
+    z -= z.max(axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=-1, keepdims=True)
+    return np.moveaxis(z, -1, axis)
+'''}, correct=True),
+]

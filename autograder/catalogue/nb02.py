@@ -265,3 +265,28 @@ def leading_weight(width, scaled=True):
 '''}, misconception="leading_weight.ignores_flag",
         source="issue 14: an ignored `scaled` flag was reported as 'results are swapped'"),
 ]
+
+VARIANTS += [
+    Variant("ddof_divide_einsum_jacobian", A, "softmax_jacobian", {
+        "score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    q, k = rng.normal(size=(2, n_samples, d_k))
+    return float((q * k).sum(axis=1).var(ddof=1))
+''',
+        "scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.divide(scores, d_k ** 0.5)
+''',
+        "softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.diag(p) - np.einsum("i,j->ij", p, p)
+''',
+        "leading_weight": '''
+def leading_weight(width, scaled=True):
+    scores = np.array([2.0, 1.0, 0.0]) * (1.0 if scaled else math.sqrt(width))
+    e = np.exp(scores - scores.max())
+    return float(e[0] / e.sum())
+'''}, correct=True),
+]

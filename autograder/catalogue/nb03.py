@@ -279,3 +279,23 @@ VARIANTS += [
         source="huggingface/pytorch-image-models PR #2236 (masking after the softmax); a renormalisation without "
                "a guard gives 0/0 for a fully masked row (pytorch/pytorch issue #41508)"),
 ]
+
+VARIANTS += [
+    Variant("outer_comparisons_and_add", A, "padding_mask", {
+        "causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.arange(n_q)[:, None] >= np.arange(n_k)[None, :]
+''',
+        "padding_mask": '''
+def padding_mask(lengths, n_k):
+    return np.greater.outer(np.asarray(lengths), np.arange(n_k))[:, None, :]  # length > position
+''',
+        "apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == np.bool_:
+        return np.where(mask, scores, -np.inf)
+    return np.add(scores, mask)
+'''}, correct=True),
+]

@@ -275,3 +275,32 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
 '''}, misconception="multi_head_attention.merge_without_transpose",
         source="the Annotated Transformer's transpose(1, 2).contiguous().view(...) written without the transpose"),
 ]
+
+VARIANTS += [
+    Variant("tensordot_moveaxis_heads", A, "split_heads", {
+        "project": '''
+def project(X, W):
+    return np.tensordot(np.asarray(X), np.asarray(W), axes=1)
+''',
+        "split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    *batch, n, w = X.shape
+    return np.moveaxis(X.reshape(*batch, n, num_heads, w // num_heads), -2, -3)
+''',
+        "merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    *batch, h, n, d = X.shape
+    return np.moveaxis(X, -3, -2).reshape(*batch, n, h * d)
+''',
+        "attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_k or d_model // num_heads
+    d_v = d_v or d_model // num_heads
+    w_q = w_k = d_model * num_heads * d_k
+    w_v = d_model * num_heads * d_v
+    w_o = num_heads * d_v * d_model if output_projection else 0
+    return w_q + w_k + w_v + w_o
+'''}, correct=True),
+]

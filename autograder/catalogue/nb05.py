@@ -125,3 +125,21 @@ def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=Non
 '''}, misconception="cross_attention.padding_inverted",
         source="pytorch/pytorch PR #39321 (key_padding_mask: True = ignore, the opposite of this course)"),
 ]
+
+VARIANTS += [
+    Variant("comparison_masks_keywords", A, "cross_attention", {
+        "self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    n = np.shape(X)[-2]
+    mask = (np.arange(n)[:, None] >= np.arange(n)) if causal else None
+    return multi_head_attention(X_q=X, X_kv=X, W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o, num_heads=num_heads, mask=mask)
+''',
+        "cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        n_enc = np.shape(X_enc)[-2]
+        mask = (np.arange(n_enc) < np.asarray(enc_lengths)[:, None])[:, None, :]  # (batch, 1, n_enc)
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, correct=True),
+]

@@ -240,3 +240,7 @@ def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
         source="issue 14 ('each block's own max, never rescaled' got a generic message); Milakov & Gimelshein "
                "2018 rescale the running sum when the maximum changes"),
 ]
+
+VARIANTS += [
+    Variant("blockwise_running_max_template", A, "blockwise_attention", blockwise(), correct=True),
+]
