@@ -28,6 +28,26 @@ def test_composite_tasks_are_declared():
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ASSIGNMENT)
+def test_every_task_that_calls_another_task_is_a_declared_composite(module):
+    """A new notebook (or task) whose model answer calls another graded task of the same notebook must
+    declare it (``CheckList(composites=...)``), or one mistake would cost two tasks."""
+    import ast
+
+    source = ROOT / "solutions" / module.ASSIGNMENT / f"{module.ASSIGNMENT}.ipynb"
+    answers = submissions.solution_answers(submissions.read(source))
+    for task in module.TASKS:
+        if task not in answers:
+            continue
+        try:
+            names = {n.id for n in ast.walk(ast.parse(answers[task])) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            continue
+        calls = names & set(module.TASKS) - {task}
+        declared = set(COMPOSITES.get((module.ASSIGNMENT, task), ()))
+        assert calls <= declared, f"{module.ASSIGNMENT} {task} calls {sorted(calls - declared)}: declare it a composite"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.ASSIGNMENT)
 def test_no_run_gives_a_name_it_grades(module, monkeypatch):
     """Every sandbox run of a verification: the names it calls are never in its given package, the
     names it substitutes are; the helpers' own calls run where no helper is given."""
