@@ -54,10 +54,11 @@ MHA_MISTAKES = [
      "matrix is symmetric, so no position could attend to another without being attended back."),
     (dict(split="no_transpose"), "multi_head_attention.split_without_transpose",
      "your heads mix positions: splitting with a reshape to (heads, n, d) and no transpose cuts the rows in the "
-     "wrong order (check your split_heads)."),
+     "wrong order (your multi_head_attention is graded with a correct split_heads, so this split is your own)."),
     (dict(merge="no_transpose"), "multi_head_attention.merge_without_transpose",
      "your merged output mixes positions: merging with a reshape from (heads, n, d) to (n, heads*d) and no "
-     "transpose is not the inverse of the split (check your merge_heads)."),
+     "transpose is not the inverse of the split (your multi_head_attention is graded with a correct merge_heads, "
+     "so this merge is your own)."),
     (dict(use_mask=False), "multi_head_attention.mask_ignored",
      "your output ignores the mask: pass it to every head, so masked keys get weight 0."),
 ]
