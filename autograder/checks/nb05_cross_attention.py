@@ -75,8 +75,7 @@ def _(calls, outcomes):
             calls=lambda rng: [_self_call(rng, (2,), 5, 12, 3, 4, 3, 7),
                                _self_call(rng, (2,), 6, 8, 2, 5, 4, 8, causal=False)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_self(call, outcome)
+    expect.each(calls, outcomes, _judge_self)
 
 
 @checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
@@ -178,8 +177,7 @@ def _(calls, outcomes):
             calls=lambda rng: [_cross_call(rng, (2,), 4, 7, 12, 4, 5, 3, 9),
                                _cross_call(rng, (2,), 5, 5, 8, 2, 3, 4, 6)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_cross(call, outcome)
+    expect.each(calls, outcomes, _judge_cross)
 
 
 @checks.add("cross_attention", "self_special_case", "cross_attention(X, X, ...) is self-attention",
@@ -204,8 +202,7 @@ def _(calls, outcomes):
             calls=lambda rng: [_cross_call(rng, (2,), 5, 5, 6, 3, 2, 2, 6, lengths=np.array([5, 2])),
                                _cross_call(rng, (3,), 4, 6, 8, 2, 3, 4, 5, lengths=_lengths(rng, 3, 6))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_cross(call, outcome)
+    expect.each(calls, outcomes, _judge_cross)
 
 
 @checks.add("cross_attention", "empty_source", "a source of length 0: zeros for that sequence, no NaN",

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import os
 
-from ..checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_task
-from ..checks.core import PUBLIC_SEED, Verdict, evaluate, quiet, run_calls
+from ..checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_task, executor
+from ..checks.core import PUBLIC_SEED, Verdict, evaluate, quiet
 from . import wording as _render
 from .wording import FAIL, PASS, ValidationFailed, render  # noqa: F401 (the names this module offers)
 
@@ -39,8 +39,8 @@ class Grader:
         """The verdict of every public check of ``task``."""
         if task not in TASKS[self.assignment]:
             raise ValueError(f"{task!r} is not a task of {self.assignment}; tasks: {', '.join(TASKS[self.assignment])}")
-        executor = lambda calls: run_calls(self.namespace, calls)  # noqa: E731
-        return [evaluate(c, executor, PUBLIC_SEED) for c in checks_for_task(task, self.assignment) if c.public]
+        return [evaluate(c, executor(c, self.namespace), PUBLIC_SEED)
+                for c in checks_for_task(task, self.assignment) if c.public]
 
     def check(self, task: str) -> None:
         """Print a short verdict for ``task``: which properties hold and which fail."""
@@ -74,15 +74,14 @@ class Grader:
         if os.environ.get("NBGRADER_EXECUTION") == "autograde":
             return None
         check = checks[grade_id]
-        executor = lambda calls: run_calls(self.namespace, calls)  # noqa: E731
         with quiet():  # nbgrader scores a cell with any stderr as failed: silence the student's warnings
             if check.public:
-                verdicts = [evaluate(check, executor, PUBLIC_SEED)]
+                verdicts = [evaluate(check, executor(check, self.namespace), PUBLIC_SEED)]
             else:  # an answer key: its form only (see "What a visible check may say")
-                verdicts = [evaluate(c, executor, PUBLIC_SEED) for c in checks_for_task(check.task, self.assignment)
+                verdicts = [evaluate(c, executor(c, self.namespace), PUBLIC_SEED) for c in checks_for_task(check.task, self.assignment)
                             if c.public]
                 if not verdicts:  # no form check: say only whether it is answered at all
-                    verdict = evaluate(check, executor, PUBLIC_SEED)
+                    verdict = evaluate(check, executor(check, self.namespace), PUBLIC_SEED)
                     verdicts = [verdict] if verdict.misconception in NOT_ATTEMPTED else []
         _render.validate(check.task, verdicts, misconception_titles(self.assignment))
 

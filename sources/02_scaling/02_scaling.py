@@ -336,6 +336,9 @@ except NotImplementedError:
 # **Task.** Write `scaled_dot_product_attention(Q, K, V)` returning the pair `(output, weights)`, with `output` of
 # shape `(..., n_q, d_v)` and `weights` of shape `(..., n_q, n_k)`. Use the given `attention_scores`, `softmax`
 # and `weighted_average` and your `scale_scores`. (Notebook 03 adds a mask.)
+#
+# *How it is graded:* your `scaled_dot_product_attention` is graded with a correct `scale_scores` put in place of
+# yours, so a mistake in `scale_scores` costs points on that task only.
 
 # %% nbgrader={"grade": false, "grade_id": "scaled_dot_product_attention", "locked": false, "schema_version": 3, "solution": true, "task": false} cell_id="c29-scaled-dot-product-attention"
 def scaled_dot_product_attention(Q, K, V):
