@@ -28,7 +28,7 @@ def _attach_concepts(module) -> None:
     if getattr(module, "_CONCEPTS_ATTACHED", False):
         return
     module.TASKS = [*module.TASKS, *concepts.TASKS.get(module.ASSIGNMENT, [])]
-    module.CHECKS = type(module.CHECKS)([*module.CHECKS, *concepts.CHECKS.get(module.ASSIGNMENT, [])])
+    module.CHECKS.extend(concepts.CHECKS.get(module.ASSIGNMENT, []))  # the same CheckList: its composites stay
     module.MISCONCEPTIONS = {**module.MISCONCEPTIONS,
                              **{k: v for k, v in concepts.MISCONCEPTIONS.items()
                                 if k.split(".")[0] in concepts.TASKS.get(module.ASSIGNMENT, [])}}
