@@ -534,6 +534,21 @@ check("STOP_AND_TRY_REASON_value", globals())
 # (dividing by a positive number never reorders scores), but the weights would be sharper, 0.665, 0.245 and 0.090:
 # the scale changes how peaked the softmax is, not which key wins.
 
+# %% [markdown] autograder={"rubric_for": "STOP_AND_TRY_WHY"} cell_id="c56-rubric"
+# **Rubric (instructor only)** for `STOP_AND_TRY_WHY` (3 points; give each point for the idea, in any words):
+#
+# * **1 point, the largest weight:** key 1 is aligned with the query, so its dot product (score) is the largest,
+#   and the softmax is increasing, so the largest score gets the largest weight. Naming only "it is the most
+#   similar" without the score or the softmax's order: ½ point.
+# * **1 point, every key keeps a weight:** the exponential is positive, so no weight is exactly zero (however
+#   negative the score). "Softmax sums to one" alone does not earn it.
+# * **1 point, without $\sqrt{d_k}$:** the order of the weights stays the same (dividing by a positive number
+#   never reorders scores) but they become sharper / more peaked. An answer that says the winner changes, or that
+#   the weights become flatter, gets 0 for this point.
+#
+# Typical answers that lose points: "because of the scaling" as the reason for the largest weight (0 for the first
+# point); "the division makes the weights sum to one" (0 for the third).
+
 # %% [markdown] cell_id="c57"
 # ## Summary
 #
