@@ -129,7 +129,7 @@ def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
         "notebook_id": sub.get("notebook_id") or sub.get("assignment_id"),
         "title": title or sub.get("assignment_id"),
         "status": sub.get("status", "graded"), "reason": scrub(sub.get("reason")),
-        "score": float(sub.get("score") or 0) - float(sub.get("late_penalty") or 0),
+        "score": max(0.0, float(sub.get("score") or 0) - float(sub.get("late_penalty") or 0)),
         "late_penalty": float(sub.get("late_penalty") or 0), "max_score": float(sub.get("max_score") or 0),
         "tasks": tasks, "manual": manual, "answers": answers,
         "comments": [c for c in (scrub(t) for t in (sub.get("comments") or {}).values()) if c],

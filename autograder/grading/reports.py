@@ -98,6 +98,11 @@ def write_reports(course: Course, course_dir: str | Path, records: list[dict],
     return path, out / "results.json"
 
 
+def net_score(record: dict) -> float:
+    """A submission's score after its late penalty, never below 0 (``nbgrader export``'s ``score``)."""
+    return max(0.0, float(record.get("score") or 0.0) - float(record.get("late_penalty") or 0.0))
+
+
 #: How totals treat an assignment a student did not submit (results.json says it too).
 MISSING_POLICY = "an assignment not submitted is blank in its column and counts 0 in the total"
 
@@ -112,7 +117,7 @@ def grade_rows(course: Course, course_dir: str | Path, records: list[dict]) -> l
     for r in records:
         row = rows[r["student_id"]]
         if r["assignment_id"] in ids:
-            row[r["assignment_id"]] = (row[r["assignment_id"]] or 0.0) + r["score"] - (r.get("late_penalty") or 0.0)
+            row[r["assignment_id"]] = (row[r["assignment_id"]] or 0.0) + net_score(r)
         row["needs_manual_grading"] += int(r.get("needs_manual_grading") or 0)
         for f in r["flags"]:
             row["flags"].append(f"{f['kind']}: {r['assignment_id']}/{f.get('grade_id') or '-'}")

@@ -249,7 +249,7 @@ class _Tally:
         a, sid = sub.get("assignment_id"), sub.get("student_id")
         where = {"student_id": sid, "assignment_id": a, "notebook_id": sub.get("notebook_id")}
         # What grades.csv and nbgrader export call the score: after the late penalty.
-        score = float(sub.get("score") or 0.0) - float(sub.get("late_penalty") or 0.0)
+        score = max(0.0, float(sub.get("score") or 0.0) - float(sub.get("late_penalty") or 0.0))
         self.per_assignment[a].append(score)
         self.needs_manual[a] += int(sub.get("needs_manual_grading") or 0)
         for cell in sub.get("cells") or []:
