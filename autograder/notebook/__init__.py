@@ -12,14 +12,21 @@ and at the end::
 
     grader.summary()
 
+Each test cell starts with a visible line, ``grader.validate("softmax_rows_sum_to_one")`` (added by
+``autograder generate``), so nbgrader's Validate runs that check on the public example.
+
 A visible check runs the same check logic as the hidden tests, on public inputs
 (the seeds' worked examples and small random cases drawn from a public seed),
 and prints a verdict per property without revealing any expected array.
 """
 from __future__ import annotations
 
-from ..checks import NOT_ATTEMPTED, TASKS, checks_for_task
-from ..checks.core import PUBLIC_SEED, Verdict, evaluate, run_calls
+import os
+import textwrap
+
+from ..checks import (CHECKS, GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_assignment,
+                      checks_for_task)
+from ..checks.core import PUBLIC_SEED, CheckFailed, Verdict, evaluate, quiet, run_calls
 
 PASS, FAIL = "✔", "✘"
 
@@ -44,6 +51,43 @@ class Grader:
         """Print a short verdict for ``task``: which properties hold and which fail."""
         print(render(task, self.verdicts(task), hidden_value=_has_hidden_value(task, self.assignment)))
 
+    def validate(self, grade_id: str) -> None:
+        """The visible line of the test cell ``grade_id``: run that check on the public example.
+
+        Prints nothing and returns None when it passes. When it fails, raises
+        :class:`ValidationFailed` (an AssertionError) naming the task, the failed property and the
+        likely misconception, never an expected value. For a check whose value is an answer key
+        (``public=False``) only the answer's form is checked (the task's public checks), so a wrong
+        value and the right one both pass. Under ``nbgrader autograde`` it does nothing: the hidden
+        test below it alone decides the cell's score.
+
+        Raises
+        ------
+        ValueError
+            When ``grade_id`` is not a check of this notebook's assignment.
+        ValidationFailed
+            When the check fails on the public example (or the answer is not written yet).
+        """
+        if grade_id not in {c.grade_id for c in checks_for_assignment(self.assignment)}:
+            raise ValueError(f"{grade_id!r} is not a test of {self.assignment}: is the autograder package up to date?")
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+            return None
+        check = CHECKS[grade_id]
+        executor = lambda calls: run_calls(self.namespace, calls)  # noqa: E731
+        with quiet():  # nbgrader scores a cell with any stderr as failed: silence the student's warnings
+            if check.public:
+                verdicts = [evaluate(check, executor, PUBLIC_SEED)]
+            else:  # an answer key: its form only (see "What a visible check may say")
+                verdicts = [evaluate(c, executor, PUBLIC_SEED) for c in checks_for_task(check.task, self.assignment)
+                            if c.public]
+                if not verdicts:  # no form check: say only whether it is answered at all
+                    verdict = evaluate(check, executor, PUBLIC_SEED)
+                    verdicts = [verdict] if verdict.misconception in NOT_ATTEMPTED else []
+        failed = [v for v in verdicts if not v.passed]
+        if failed:
+            raise ValidationFailed(_validation_message(check.task, failed), failed[0].misconception)
+        return None
+
     def summary(self) -> None:
         """Print one line per task of the notebook: done, not started, or how many checks fail."""
         rows = []
@@ -64,6 +108,32 @@ class Grader:
         done = sum(r[2].startswith(PASS) for r in rows)
         lines.append(f"{done} of {len(rows)} tasks pass their visible checks.")
         print("\n".join(lines))
+
+
+class ValidationFailed(CheckFailed):
+    """A test cell's visible line failed; shown wrapped (nbgrader validate cuts lines at 87 characters)."""
+
+    def _render_traceback_(self):
+        lines = [f"{type(self).__name__}:"]
+        for paragraph in self.message.split("\n"):
+            lines += textwrap.wrap(paragraph, 78, subsequent_indent="  ") or [""]
+        return lines
+
+
+def _validation_message(task: str, failed: list[Verdict]) -> str:
+    """What a failed visible line says: the task, each failed property, the likely misconception."""
+    if all(v.misconception == "not_implemented" for v in failed):
+        return (f"{task}: not done yet. The stub still raises NotImplementedError; write your answer "
+                f"in its cell, run it, then validate again.")
+    if all(v.misconception == "not_defined" for v in failed):
+        return f"{task}: not done yet. {failed[0].message}"
+    lines = []
+    for v in failed:
+        line = f"{task}: fails on the public example: {v.title}. {v.message}"
+        if v.misconception in MISCONCEPTIONS and v.misconception not in GENERIC_MISCONCEPTIONS:
+            line += f" Likely misconception: {MISCONCEPTIONS[v.misconception]}."
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _has_hidden_value(task: str, assignment: str) -> bool:

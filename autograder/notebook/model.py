@@ -10,7 +10,9 @@ own answer cells). Rules (documented in the README):
   required here: a notebook with odd metadata still runs, as it would in Jupyter.
 * A cell is a *test cell* when its nbgrader metadata says ``grade: true`` and not ``solution``
   (nbgrader replaces those with the instructor's version, so a student's edit of one never runs),
-  or when it is a code cell whose source contains ``### BEGIN HIDDEN TESTS``. Test cells are not
+  or when it is a code cell whose source contains ``### BEGIN HIDDEN TESTS``, or a code cell whose
+  only code is a test cell's visible line ``grader.validate("<grade_id>")`` (the student version
+  of a test cell whose metadata was stripped: grader code, not the student's). Test cells are not
   executed by the graders. A notebook whose nbgrader metadata was stripped therefore runs its
   (harmless) ``check(...)`` cells.
 * IPython syntax: a line whose first non-blank character is ``%`` or ``!`` becomes ``pass`` at
@@ -31,6 +33,7 @@ from typing import Any, Mapping
 RUN_BODY_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
 _MAGIC_LINE = re.compile(r"^([ \t]*)[%!].*$")
+_VISIBLE_LINE = re.compile(r"""grader\.validate\(["'][A-Za-z0-9_\-]+["']\)""")
 
 
 class NotANotebook(ValueError):
@@ -82,12 +85,21 @@ def _source(cell: Mapping) -> str:
     return source
 
 
+def _only_visible_line(source: str) -> bool:
+    """Whether a cell's only code (comments and blank lines aside) is one test cell's visible line."""
+    code = [line.strip() for line in source.split("\n") if line.strip() and not line.lstrip().startswith("#")]
+    return len(code) == 1 and _VISIBLE_LINE.fullmatch(code[0]) is not None
+
+
 def is_test_cell(cell: Mapping) -> bool:
     """Whether a notebook cell (a mapping, as in the JSON) is a test cell (see the module doc)."""
     meta = nbgrader_meta(cell)
     if meta.get("grade") and not meta.get("solution"):
         return True
-    return cell.get("cell_type") == "code" and HIDDEN_TESTS in _source(cell)
+    if cell.get("cell_type") != "code":
+        return False
+    source = _source(cell)
+    return HIDDEN_TESTS in source or _only_visible_line(source)
 
 
 @dataclass(frozen=True)
@@ -228,7 +240,7 @@ def last_definition_wins(data: bytes) -> bytes:
 def restore_test_cells(data: bytes, tests: list[tuple[str, float]]) -> bytes:
     """The notebook with an empty test cell appended for each of ``tests`` (``(grade_id, points)``) it lacks.
 
-    A student may delete the "# Hidden test" placeholders; nbgrader then has no cell to put the
+    A student may delete the test cells' placeholders; nbgrader then has no cell to put the
     hidden test in (and no score for it). The appended cells carry only the nbgrader metadata:
     nbgrader's autograde puts the instructor's source in, and they run after every answer cell.
     """

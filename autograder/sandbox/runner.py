@@ -79,6 +79,9 @@ def _stub_modules(assignment):
         def check(self, *args, **kwargs):
             return None
 
+        def validate(self, *args, **kwargs):  # a test cell's visible line, run if its metadata was stripped
+            return None
+
         def summary(self, *args, **kwargs):
             return None
 

@@ -20,7 +20,9 @@ ASSIGNMENTS = ["01_scores_softmax", "02_scaling", "03_masking"]
 POINTS = {"01_scores_softmax": (20, 0), "02_scaling": (25, 3), "03_masking": (20, 0)}
 MODULE = {m.ASSIGNMENT: m for m in MODULES}
 
-HIDDEN_CELL = re.compile(r'\A# Hidden test: (?P<task>\w+), .+ \((?P<points>\d+) points?\)\n### BEGIN HIDDEN TESTS\n'
+# A test cell as `autograder generate` builds it from its source (autograder/notebook/sources.py).
+HIDDEN_CELL = re.compile(r'\A# Test: (?P<task>\w+), .+ \((?P<points>\d+) points?\)\n# The visible line .+\n'
+                         r'grader\.validate\("(?P<visible>\w+)"\)\n### BEGIN HIDDEN TESTS\n'
                          r'check\("(?P<grade_id>\w+)", globals\(\)\)\n### END HIDDEN TESTS\Z')
 REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1", re.S | re.M)
 
@@ -62,7 +64,7 @@ def test_cells_follow_the_conventions(course, assignment):
         if course.is_test_cell(cell):
             match = HIDDEN_CELL.match(cell.source)
             assert match, f"test cell {grade_id} does not follow the template:\n{cell.source}"
-            assert match["grade_id"] == grade_id, "the cell must call the check it is named after"
+            assert match["grade_id"] == match["visible"] == grade_id, "the cell must call the check it is named after"
             assert grade_id in checks, f"test cell {grade_id} names no check of {assignment}"
             check = checks[grade_id]
             assert grade_id.startswith(check.task) and match["task"] == check.task
@@ -160,7 +162,8 @@ def test_hidden_test_cells_are_stripped_in_release(course, assignment):
     assert len(cells) == len(checks_for_assignment(assignment))
     for cell in cells:
         assert "check(" not in cell.source
-        assert cell.source.startswith("# Hidden test: ")
+        assert cell.source.startswith("# Test: ")
+        assert cell.source.endswith(f'grader.validate("{course.meta(cell)["grade_id"]}")')
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 20_241_105])
