@@ -40,9 +40,10 @@ BIN = Path(sys.executable).parent
 BUG = "def scale_scores(scores, d_k):\n    return np.asarray(scores) / d_k  # no square root\n"
 BOB_WHY = "Key 1 is the most similar to the query so it scores highest; without the scaling it would still win."
 HAND = {"alice": (3, "Complete: order, positivity and sharpness."), "bob": (1, "Say why every key keeps a weight.")}
-# What a released page must never contain: test code, the rubric, the model answer's numbers.
-FORBIDDEN = ("BEGIN HIDDEN TESTS", "check(", "Rubric (instructor only)", "Model answer", "lose points",
-             "0.665, 0.245")
+# What a released page must never contain: test code, the rubric; and, in the page of a student who
+# did not write them (bob), the model answer's values (alice copied the model answer: hers are her own).
+FORBIDDEN = ("BEGIN HIDDEN TESTS", "check(", "Rubric (instructor only)", "Model answer", "lose points")
+ANSWER_KEY = ("0.665, 0.245", "0.576")
 
 
 def _run(args: list[str], cwd: Path) -> str:
@@ -238,6 +239,9 @@ def test_a_semester_for_one_assignment(semester):
         _work(s.root / sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", sid)
         verdicts[sid] = s.validate(sid)
         s.submit(sid)
+    # Validate (the test cells' visible lines, issue 15 item 1): bob's divisor fails, naming its task.
+    assert verdicts["alice"] == ("Validation Results", "Success! Your notebook passes all the tests."), verdicts
+    assert "Success" not in verdicts["bob"][1] and "scale_scores" in verdicts["bob"][1], verdicts
     _run([str(BIN / "nbgrader"), "collect", ASSIGNMENT], s.course)
     _run([str(BIN / "autograder"), "grade", ASSIGNMENT, "--workers", "2", "--no-progress"], s.course)
     for sid, (points, comment) in HAND.items():
@@ -272,7 +276,7 @@ def test_a_semester_for_one_assignment(semester):
         assert re.search(rf"Feedback for <strong>{sid}</strong>", pages[sid])
         assert f">{results[sid]['score']:g} <span" in pages[sid], sid
         assert HAND[sid][1] in pages[sid]
-        for text in FORBIDDEN:
+        for text in FORBIDDEN + (ANSWER_KEY if sid == "bob" else ()):
             assert text not in pages[sid], (sid, text)
     assert re.search(r"02_scaling\s+hand-graded 4 of 6 points\s+needs manual grading: 0", report), report
     assert time.monotonic() - t0 < 240
