@@ -132,7 +132,8 @@ def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
         "score": max(0.0, float(sub.get("score") or 0) - float(sub.get("late_penalty") or 0)),
         "late_penalty": float(sub.get("late_penalty") or 0), "max_score": float(sub.get("max_score") or 0),
         "tasks": tasks, "manual": manual, "answers": answers,
-        "comments": [c for c in (scrub(t) for t in (sub.get("comments") or {}).values()) if c],
+        "comments": [{"name": name, "text": scrub(text)} for name, text in (sub.get("comments") or {}).items()
+                     if scrub(text)],
     }
 
 
