@@ -285,5 +285,9 @@ def test_a_semester_for_one_assignment(semester):
         assert HAND[sid][1] in pages[sid]
         for text in FORBIDDEN + (ANSWER_KEY if sid == "bob" else ()):
             assert text not in pages[sid], (sid, text)
+    released = sorted((s.base / "exchange" / s.course_id / "feedback").glob("*.html"))
+    assert len(released) == len(HAND)
+    for path in released:  # every page release_feedback published
+        assert not any(text in path.read_text() for text in FORBIDDEN), path
     assert re.search(r"02_scaling\s+hand-graded 4 of 6 points\s+needs manual grading: 0", report), report
     assert time.monotonic() - t0 < 240

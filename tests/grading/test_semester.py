@@ -151,7 +151,9 @@ def test_feedback_carries_hand_grades_and_no_instructor_content(semester):
              for sid in STUDENTS}
     assert "Half right: name x*x." in pages["alice"] and "Look at x + x again." in pages["bob"]
     assert "not graded yet" in pages["bob"] and "deducted" in pages["alice"]
-    for page in pages.values():
+    released = sorted((semester["root"] / "exchange" / "mini" / "feedback").glob("*.html"))
+    assert len(released) == len(STUDENTS)  # every page release_feedback published
+    for page in [*pages.values(), *(p.read_text() for p in released)]:
         for text in HIDDEN_TEST_TEXT + ("zebra-marker", "instructor only", "check("):
             assert text not in page
 
