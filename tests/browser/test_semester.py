@@ -254,6 +254,7 @@ def test_a_semester_for_one_assignment(semester):
     for sid, (points, comment) in HAND.items():
         s.hand_grade(sid, points, comment)
     assert "Model answer (instructor only)" in s.formgrader_text
+    # Formgrader's template loads MathJax from cdnjs only (README, "Rubrics"): offline the TeX stays raw.
     _run([str(BIN / "autograder"), "feedback"], s.course)
     report = _run([str(BIN / "autograder"), "report", "--no-html"], s.course)
     _run([str(BIN / "nbgrader"), "release_feedback", ASSIGNMENT], s.course)
