@@ -79,6 +79,10 @@ def nbgrader_config(course: Course, course_dir: str | Path, db_url: str | None =
     # generate_feedback renders the course's feedback page, never the autograded notebook with
     # its hidden tests (autograder/feedback_exporter.py).
     c.GenerateFeedback.exporter_class = "autograder.feedback_exporter.FeedbackExporter"
+    # Formgrader's page typesets math with the server's own MathJax, not only cdnjs's: its template
+    # hard-codes the CDN, so offline $\\sqrt{d_k}$ stayed raw (templates/formgrader/formgrade_page.html.j2).
+    c.HTMLExporter.extra_template_paths = [str(Path(__file__).resolve().parents[1] / "templates" / "formgrader")]
+    c.HTMLExporter.template_file = "formgrade_page.html.j2"
     return c
 
 

@@ -156,6 +156,9 @@ class Semester:
         page.on("response", lambda r: errors.append(f"{r.request.method} {r.url[:90]} {r.status}")
                 if "/api/" in r.url else None)
         page.goto(self.server.url(f"formgrader/submissions/{sn_id}"), wait_until="networkidle")
+        # $\sqrt{d_k}$ in the question and the rubric is typeset (MathJax from the server: no CDN here).
+        page.locator(".MathJax").first.wait_for(timeout=60_000)
+        self.typeset = page.locator(".MathJax").count()
         score = page.locator("input.score#STOP_AND_TRY_WHY")
         score.click()
         score.fill(str(points))
@@ -254,7 +257,7 @@ def test_a_semester_for_one_assignment(semester):
     for sid, (points, comment) in HAND.items():
         s.hand_grade(sid, points, comment)
     assert "Model answer (instructor only)" in s.formgrader_text
-    # Formgrader's template loads MathJax from cdnjs only (README, "Rubrics"): offline the TeX stays raw.
+    assert s.typeset >= 2 and "\\sqrt{d_k}" not in s.formgrader_text  # typeset, not raw TeX
     _run([str(BIN / "autograder"), "feedback"], s.course)
     report = _run([str(BIN / "autograder"), "report", "--no-html"], s.course)
     _run([str(BIN / "nbgrader"), "release_feedback", ASSIGNMENT], s.course)
