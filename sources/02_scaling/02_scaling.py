@@ -546,6 +546,9 @@ check("STOP_AND_TRY_REASON_value", globals())
 # * **1 point: without the division.** The order stays the same (dividing by a positive number never reorders),
 #   the weights get sharper (0.665, 0.245, 0.090 instead of ≈ 0.576, 0.284, 0.140). Half a point for "sharper"
 #   without saying that the winner does not change.
+#
+# Typical answers that lose points: "because of the scaling" as the reason for the largest weight (0 for the first
+# point); "the division makes the weights sum to one" (0 for the second).
 
 # %% [markdown] cell_id="c56b-understanding"
 # ## Check your understanding
