@@ -6,9 +6,11 @@ Stock nbgrader commands (``nbgrader generate_assignment 01_scores_softmax``,
 from pathlib import Path
 
 from autograder.config import load_course
-from autograder.grading.nbconfig import nbgrader_config
+from autograder.grading.nbconfig import ensure_exchange, nbgrader_config
 
 _here = Path(__file__).resolve().parent
 
 c = get_config()  # noqa: F821 (provided by traitlets when it runs this file)
-c.merge(nbgrader_config(load_course(_here), _here))
+_course = load_course(_here)
+ensure_exchange(_course, _here)
+c.merge(nbgrader_config(_course, _here))

@@ -45,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
 _DELEGATED = {"feedback": ("autograder.feedback", "per-student HTML feedback"),
               "report": ("autograder.report", "class report"),
               "check": ("autograder.selfcheck", "grade one notebook on the spot"),
-              "demo": ("autograder.demo", "grade a synthetic class")}
+              "demo": ("autograder.demo", "grade a synthetic class"),
+              "kit": ("autograder.kit", "build the student kit of released assignments (classroom mode)")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import api
     from .config import CourseConfigError
+    from .kit.publicdata import KitBuildError
     from .sandbox.command import SandboxError
 
     try:
@@ -72,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SandboxError as exc:
         print(f"autograder: refusing to grade: {exc}", file=sys.stderr)
+        return 2
+    except KitBuildError as exc:
+        print(f"autograder: {exc}", file=sys.stderr)
         return 2
     print(f"graded {s.graded}, failed {s.failed}, unchanged {s.skipped} in {s.seconds:.1f} s "
           f"(seed {s.seed}); wrote {s.csv} and {s.json}")

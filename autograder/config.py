@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 COURSE_FILE = "course.yml"
 
@@ -36,9 +36,23 @@ class Assignment(_Model):
     title: str
     notebooks: list[str] = Field(min_length=1)
     points: float = Field(ge=0)
-    due: dt.datetime | None = None
+    due: dt.datetime | None = Field(None, description="ISO 8601 with a timezone, e.g. 2027-02-01T23:59:00+01:00; "
+                                                      "late penalties count from it")
     late_policy: LatePolicy = LatePolicy()
     bonus: bool = False
+
+    @field_validator("due")
+    @classmethod
+    def _due_has_timezone(cls, value: dt.datetime | None) -> dt.datetime | None:
+        # A due date without a zone means a different instant on every machine (nbgrader's
+        # exchange stamps submissions in UTC): refuse it rather than guess.
+        if value is not None and value.utcoffset() is None:
+            raise ValueError("a due date needs a timezone (ISO 8601, e.g. 2027-02-01T23:59:00+01:00 or ...Z)")
+        return value
+
+    def is_due(self, now: dt.datetime) -> bool:
+        """Whether the due date has passed at ``now`` (an assignment with no due date never is)."""
+        return self.due is not None and self.due <= now
 
 
 class SandboxLimits(_Model):
@@ -88,6 +102,18 @@ class Grading(_Model):
                                "(submitted when it is graded); either way it is flagged 'timestamp unreadable'")
 
 
+class Exchange(_Model):
+    """nbgrader's exchange: where ``release_assignment`` puts assignments and students ``submit``."""
+
+    root: str = Field("exchange", description="the exchange directory, relative to the course directory or "
+                                              "absolute (JupyterHub: /srv/nbgrader/exchange, shared by all users)")
+    timezone: str = Field("UTC", description="timezone nbgrader's exchange writes timestamps in")
+
+    def path(self, course_dir: str | Path) -> Path:
+        """The exchange directory as an absolute path."""
+        return (Path(course_dir) / self.root).resolve()
+
+
 class Course(_Model):
     """The whole of ``course.yml``."""
 
@@ -95,7 +121,12 @@ class Course(_Model):
     title: str
     assignments: list[Assignment] = Field(min_length=1)
     grading: Grading = Grading()
+    exchange: Exchange = Exchange()
     roster: str | None = Field(None, description="CSV with a student_id column, relative to the course")
+    mode: Literal["classroom", "self-study"] = Field(
+        "self-study", description="classroom: students get the student kit (no hidden checks, no answers; "
+                                  "`autograder check` runs public checks only); self-study: the whole package "
+                                  "(`autograder check` grades against the hidden checks, whose answers are readable)")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> "Course":

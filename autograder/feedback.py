@@ -3,12 +3,16 @@
     autograder feedback [--results reports/results.json] [--out feedback/]
 
 writes one HTML page per student and notebook, ``feedback/<student>/<assignment>/<notebook>.html``
-(nbgrader's feedback layout, so ``nbgrader release_feedback`` can hand them out), with the
-student's score per task, the message of every failed check and the misconception it points to,
-and the student's own answer cells. Stock ``nbgrader generate_feedback`` renders the autograded
-notebook, hidden tests included (nbgrader issues 917 and 1363); these pages are built from
-``results.json`` instead and never contain a test cell's source, a ``check(...)`` line, the
-instructor's solution or any cell other than the student's answers.
+(nbgrader's feedback layout, with the submission's ``timestamp.txt`` and
+``submission_secret.txt``, so ``nbgrader release_feedback`` hands them out and
+``nbgrader fetch_feedback`` finds them), with the student's score per task, the message of every
+failed check and the misconception it points to, the hand grades and comments from formgrader,
+and the student's own answer cells. Stock ``nbgrader generate_feedback`` would render the
+autograded notebook, hidden tests included (nbgrader issues 917 and 1363); this course's
+``nbgrader_config.py`` makes it render this same page instead (:mod:`autograder.feedback_exporter`),
+so whichever command writes ``feedback/`` (``--force`` included) students fetch one page that
+never contains a test cell's source, a ``check(...)`` line, the instructor's solution, a rubric
+or any cell other than the student's answers.
 
 Python API: :func:`render_feedback` (one page), :func:`write_feedback` (the class).
 """
@@ -34,7 +38,10 @@ DEFAULT_OUT = Path("feedback")
 
 #: Text that must never reach a feedback page: hidden-test markers, check calls, solution markers.
 FORBIDDEN = re.compile(r"BEGIN HIDDEN TESTS|END HIDDEN TESTS|BEGIN SOLUTION|END SOLUTION|"
-                       r"\bcheck\(\s*['\"]|autograder\.hidden", re.I)
+                       r"\bcheck\(\s*['\"]|autograder\.hidden|instructor only|rubric_for", re.I)
+
+#: Files of a submission that ``nbgrader release_feedback`` needs beside each page.
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -86,8 +93,10 @@ def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
     manual = []
     for cell in sub.get("cells") or []:
         if cell.get("manual") or cell.get("passed") is None:
+            graded = cell.get("manual_score") is not None or sub.get("status") == "failed"
             manual.append({"grade_id": cell.get("grade_id"), "max_score": cell.get("max_score"),
-                           "score": cell.get("score") if cell.get("nbgrader_score") is not None else None})
+                           "score": float(cell.get("score") or 0) if graded else None,
+                           "comment": scrub(cell.get("comment"))})
             continue
         by_task[cell_task(cell, checks) or cell.get("grade_id")].append(cell)
     tasks = []
@@ -108,7 +117,8 @@ def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
         not_started = bool(cells) and all(c.get("passed") or c.get("misconception") in NOT_ATTEMPTED for c in cells) \
             and passed < len(cells)
         status = "done" if passed == len(cells) else ("not started" if not_started else "to fix")
-        tasks.append({"task": task, "passed": passed, "checks": len(cells), "status": status,
+        comments = [scrub(c.get("comment")) for c in cells if scrub(c.get("comment"))]
+        tasks.append({"task": task, "passed": passed, "checks": len(cells), "status": status, "comments": comments,
                       "score": sum(float(c.get("score") or 0) for c in cells),
                       "max_score": sum(float(c.get("max_score") or 0) for c in cells),
                       "failures": [] if status == "not started" else failures,
@@ -119,8 +129,11 @@ def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
         "notebook_id": sub.get("notebook_id") or sub.get("assignment_id"),
         "title": title or sub.get("assignment_id"),
         "status": sub.get("status", "graded"), "reason": scrub(sub.get("reason")),
-        "score": float(sub.get("score") or 0), "max_score": float(sub.get("max_score") or 0),
+        "score": max(0.0, float(sub.get("score") or 0) - float(sub.get("late_penalty") or 0)),
+        "late_penalty": float(sub.get("late_penalty") or 0), "max_score": float(sub.get("max_score") or 0),
         "tasks": tasks, "manual": manual, "answers": answers,
+        "comments": [{"name": name, "text": scrub(text)} for name, text in (sub.get("comments") or {}).items()
+                     if scrub(text)],
     }
 
 
@@ -171,6 +184,9 @@ def write_feedback(results_path: str | Path = DEFAULT_RESULTS, out_dir: str | Pa
             autograded_dir = Path(course_dir) / "autograded"
         roots = [Path(p) for p in (autograded_dir, submissions_dir) if p is not None]
     env = _env()
+    exchange_roots = [Path(r) for r in (autograded_dir, submissions_dir) if r is not None]
+    if course_dir is not None:
+        exchange_roots += [Path(course_dir) / "autograded", Path(course_dir) / "submitted"]
     written = []
     for sub in results.get("submissions", []):
         if students and sub.get("student_id") not in students:
@@ -182,8 +198,24 @@ def write_feedback(results_path: str | Path = DEFAULT_RESULTS, out_dir: str | Pa
         path = Path(out_dir) / sub["student_id"] / sub["assignment_id"] / f"{sub.get('notebook_id') or sub['assignment_id']}.html"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page, encoding="utf-8")
+        copy_exchange_files(sub, exchange_roots, path.parent)
         written.append(path)
     return written
+
+
+def copy_exchange_files(sub: dict, roots: list[Path], dest: Path) -> None:
+    """Copy the submission's ``timestamp.txt`` and ``submission_secret.txt`` beside its page.
+
+    ``nbgrader release_feedback`` needs both (it names the released page after a hash of the
+    secret); ``nbgrader collect`` put them in ``submitted/<student>/<assignment>/``. Only small
+    regular files are copied (a student writes them in the exchange; never a link).
+    """
+    for name in EXCHANGE_FILES:
+        for root in roots:
+            src = Path(root) / sub["student_id"] / sub["assignment_id"] / name
+            if src.is_file() and not src.is_symlink() and src.stat().st_size <= 4096:
+                (dest / name).write_bytes(src.read_bytes())
+                break
 
 
 # ---------------------------------------------------------------- CLI
@@ -208,6 +240,9 @@ def main(args: argparse.Namespace | list[str] | None = None) -> int:
     results = Path(args.results) if getattr(args, "results", None) else course_dir / DEFAULT_RESULTS
     out = Path(args.out) if getattr(args, "out", None) else course_dir / DEFAULT_OUT
     try:
+        if not getattr(args, "results", None):
+            from .report import refresh
+            refresh(course_dir)
         written = write_feedback(results, out, course_dir, getattr(args, "autograded", None),
                                  getattr(args, "submissions", None), getattr(args, "student", None),
                                  getattr(args, "assignment", None), not getattr(args, "no_answers", False))

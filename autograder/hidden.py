@@ -8,14 +8,14 @@ would score a trailing ``False`` or numpy scalar as full marks).
 """
 from __future__ import annotations
 
-from .checks import CHECKS
-from .checks.core import CheckFailed, evaluate, hidden_seed, run_calls
+from .checks import CHECKS, executor
+from .checks.core import CheckFailed, evaluate, hidden_seed
 
 
 def check(grade_id: str, namespace: dict) -> None:
     """Run the hidden check ``grade_id`` against the notebook's globals."""
     if grade_id not in CHECKS:
         raise KeyError(f"no check named {grade_id!r}: is the autograder package up to date?")
-    verdict = evaluate(CHECKS[grade_id], lambda calls: run_calls(namespace, calls), seed=hidden_seed())
+    verdict = evaluate(CHECKS[grade_id], executor(CHECKS[grade_id], namespace), seed=hidden_seed())
     if not verdict.passed:
         raise CheckFailed(f"{verdict.task}, {verdict.title}: {verdict.message}", verdict.misconception)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import io
 
-from .checks import checks_for_assignment
-from .checks.core import Verdict, evaluate, hidden_seed, quiet, run_calls
+from .checks import checks_for_assignment, executor
+from .checks.core import Verdict, evaluate, hidden_seed, quiet
 from .notebook.model import as_notebook
 
 
@@ -55,4 +55,4 @@ def grade_notebook(nb, assignment: str, seed: int | None = None) -> list[Verdict
     """Every check of ``assignment`` evaluated against the answers in ``nb``."""
     namespace, _ = execute_answers(nb)
     seed = hidden_seed() if seed is None else seed
-    return [evaluate(c, lambda calls: run_calls(namespace, calls), seed) for c in checks_for_assignment(assignment)]
+    return [evaluate(c, executor(c, namespace), seed) for c in checks_for_assignment(assignment)]

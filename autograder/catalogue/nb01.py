@@ -147,3 +147,69 @@ def softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+VARIANTS += [
+    Variant("softmax_always_last_axis", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))  # the axis argument is accepted, never used
+    return e / e.sum(axis=-1, keepdims=True)
+'''}, misconception="softmax.ignores_axis",
+        source="numpy/scipy softmax take an axis; code written for 2-D rows hard-codes axis=-1 "
+               "(scipy.special.softmax docs: https://docs.scipy.org/doc/scipy/reference/generated/scipy.special.softmax.html)"),
+    Variant("softmax_without_exp", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    return x / x.sum(axis=axis, keepdims=True)  # normalised, never exponentiated
+'''}, misconception="softmax.no_exp",
+        source="'normalise the scores' read as dividing by their sum (d2l.ai 'Softmax Regression' explains why exp)"),
+    Variant("weighted_average_columns", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    return np.swapaxes(np.asarray(weights), -1, -2) @ np.asarray(V)
+'''}, misconception="weighted_average.transposed_weights",
+        source="the weights matrix read key-by-query (a transposed attention map); cf. the issue's weights.T @ V"),
+    Variant("weighted_average_np_dot", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    return np.dot(weights, V)  # np.dot pairs every batch with every other
+'''}, misconception="weighted_average.np_dot_batched",
+        source="numpy.dot docs: for N-D arrays it is a sum product over the last axis of a and the second-to-last "
+               "of b (not batched), unlike numpy.matmul"),
+]
+
+# correct answers written differently (issue 14: the grader must not punish another route)
+VARIANTS += [
+    Variant("python_sum_einsum_logsumexp", A, "softmax", {
+        "dot_product": '''
+def dot_product(q, k):
+    return sum(float(a) * float(b) for a, b in zip(np.ravel(q), np.ravel(k)))
+''',
+        "attention_scores": '''
+def attention_scores(Q, K):
+    return np.einsum("...qd,...kd->...qk", np.asarray(Q), np.asarray(K))
+''',
+        "softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x)
+    top = np.max(x, axis=axis, keepdims=True)
+    log_total = top + np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True))
+    return np.exp(x - log_total)  # exp(x - logsumexp(x))
+''',
+        "weighted_average": '''
+def weighted_average(weights, V):
+    return np.einsum("...qk,...kd->...qd", np.asarray(weights), np.asarray(V))
+'''}, correct=True),
+    Variant("matmul_and_moveaxis_softmax", A, "softmax", {
+        "attention_scores": '''
+def attention_scores(Q, K):
+    return np.matmul(Q, np.moveaxis(np.asarray(K), -1, -2))
+''',
+        "softmax": '''
+def softmax(x, axis=-1):
+    z = np.moveaxis(np.array(x, copy=True), axis, -1)
+    z -= z.max(axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=-1, keepdims=True)
+    return np.moveaxis(z, -1, axis)
+'''}, correct=True),
+]

@@ -41,24 +41,21 @@ def score_variance(d_k, n_samples=100_000, rng=None):
     Variant("scale_by_d_k", A, "scale_scores", {"scale_scores": '''
 def scale_scores(scores, d_k):
     return np.asarray(scores) / d_k  # no square root
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="scale.by_d_k",
+'''}, misconception="scale.by_d_k",
         source="lucidrains/vit-pytorch issue #65 and omihub777/ViT-CIFAR PR #11 (wrong divisor); the paper's "
                "1/sqrt(d_k)"),
 
     Variant("scale_multiplies", A, "scale_scores", {"scale_scores": '''
 def scale_scores(scores, d_k):
     return np.asarray(scores) * math.sqrt(d_k)
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="scale.multiplies",
+'''}, misconception="scale.multiplies",
         source="esceptico/perceiver-io issue #9 (divides by a scale defined as d**-0.5, i.e. multiplies by sqrt(d))"),
 
     Variant("scale_by_n_k", A, "scale_scores", {"scale_scores": '''
 def scale_scores(scores, d_k):
     scores = np.asarray(scores)
     return scores / math.sqrt(scores.shape[-1])  # the last axis counts keys, not the key width
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="scale.by_n_k",
+'''}, misconception="scale.by_n_k",
         source="Graylab/DL4Proteins-notebooks issue #12 and FareedKhan-dev/train-llm-from-scratch PR #3 (divisor "
                "taken from the wrong dimension)"),
 
@@ -214,4 +211,82 @@ def leading_weight(width, scaled=True):
         "STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = 1.0\n",
         "STOP_AND_TRY_REASON": 'STOP_AND_TRY_REASON = " A "\n',
     }, correct=True),
+]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+VARIANTS += [
+    Variant("score_variance_fresh_generator", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    gen = np.random.default_rng()  # a fresh, unseeded generator: the rng argument is ignored
+    q = gen.standard_normal((n_samples, d_k))
+    k = gen.standard_normal((n_samples, d_k))
+    return float(np.var(np.sum(q * k, axis=-1)))
+'''}, misconception="score_variance.ignores_rng",
+        source="numpy's Generator docs (default_rng(seed) for reproducible streams); an unseeded default_rng()"),
+    Variant("score_variance_scaled_first", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    return float(np.var(np.sum(q * k, axis=-1) / np.sqrt(d_k)))  # the scaled scores: variance 1
+'''}, misconception="score_variance.no_sum",
+        source="the variance of the scaled scores (1) reported for the raw ones (d_k), Vaswani et al. 2017 footnote 4"),
+    Variant("leading_weight_divides_by_width", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    if scaled:
+        raw = raw / width  # the width, not its square root
+    return float(softmax(raw)[0])
+'''}, misconception="leading_weight.scaled_by_width",
+        source="lucidrains/vit-pytorch issue #65 (divisor d instead of sqrt(d))"),
+    Variant("jacobian_diag_only_p", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    return np.diag(np.asarray(p))  # the outer product p p^T is missing
+'''}, misconception="softmax_jacobian.no_outer",
+        source="the softmax Jacobian diag(p) - p p^T (e.g. https://eli.thegreenplace.net/2016/the-softmax-function-and-its-derivative/)"),
+    Variant("sdpa_k_untransposed", A, "scaled_dot_product_attention",
+            {"scaled_dot_product_attention": sdpa(scores="scale_scores(np.asarray(Q) @ np.asarray(K), Q.shape[-1])")},
+            misconception="attention.k_not_transposed",
+            source="Q @ K instead of Q @ K^T; the scores are Q K^T in Vaswani et al. 2017, eq. 1"),
+]
+
+VARIANTS += [
+    Variant("stop_and_try_perpendicular_key", A, "STOP_AND_TRY_LARGEST",
+            {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = 2  # the key at a right angle to the query\n"},
+            misconception="STOP_AND_TRY.wrong_key",
+            source="seed 000: the aligned key (1, 0) has the largest dot product with q = (1, 0)"),
+]
+
+VARIANTS += [
+    Variant("leading_weight_flag_unused", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    return float(softmax(raw / math.sqrt(width))[0])  # always scaled: the flag is never read
+'''}, misconception="leading_weight.ignores_flag",
+        source="issue 14: an ignored `scaled` flag was reported as 'results are swapped'"),
+]
+
+VARIANTS += [
+    Variant("ddof_divide_einsum_jacobian", A, "softmax_jacobian", {
+        "score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    q, k = rng.normal(size=(2, n_samples, d_k))
+    return float((q * k).sum(axis=1).var(ddof=1))
+''',
+        "scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.divide(scores, d_k ** 0.5)
+''',
+        "softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.diag(p) - np.einsum("i,j->ij", p, p)
+''',
+        "leading_weight": '''
+def leading_weight(width, scaled=True):
+    scores = np.array([2.0, 1.0, 0.0]) * (1.0 if scaled else math.sqrt(width))
+    e = np.exp(scores - scores.max())
+    return float(e[0] / e.sum())
+'''}, correct=True),
 ]

@@ -92,8 +92,7 @@ def apply_mask(scores, mask):
     if mask.dtype == bool:
         return scores * mask  # hidden scores become 0, and exp(0) = 1
     return scores + mask
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="mask.fill_zero",
+'''}, misconception="mask.fill_zero",
         source="georg-wolflein/good-features PR #1 (masking by multiplication lets softmax 'unmask' the zeros)"),
 
     Variant("apply_mask_inverted", A, "apply_mask", {"apply_mask": '''
@@ -102,8 +101,7 @@ def apply_mask(scores, mask):
     if mask.dtype == bool:
         return np.where(mask, -np.inf, scores)  # True read as "hide"
     return scores + mask
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="mask.inverted",
+'''}, misconception="mask.inverted",
         source="pytorch/pytorch PR #39321 and NVIDIA/TransformerEngine issue #614 (True = masked out in some APIs, "
                "True = attend in others)"),
 
@@ -122,8 +120,7 @@ def apply_mask(scores, mask):
     Variant("apply_mask_float_as_bool", A, "apply_mask", {"apply_mask": '''
 def apply_mask(scores, mask):
     return np.where(np.asarray(mask), np.asarray(scores), -np.inf)  # a float mask read as True/False
-'''}, also_fails=("scaled_dot_product_attention",),
-        misconception="mask.float_as_bool",
+'''}, misconception="mask.float_as_bool",
         source="pytorch/pytorch issue #103963 (bool vs float attn_mask give different results); PR #141694 "
                "(float masks are added to the scores)"),
 
@@ -233,5 +230,72 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     if np.isnan(s).any():
         warnings.warn("NaN scores")
     return np.einsum("...qk,...kd->...qd", w, V), w
+'''}, correct=True),
+]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+VARIANTS += [
+    Variant("causal_square_only", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    return np.tril(np.ones((n_q, n_q), dtype=bool))  # n_k never used
+'''}, misconception="causal_mask.square_only",
+        source="pytorch/pytorch issue #108108 (causal masks for n_q != n_k, as in decoding with a cache)"),
+    Variant("causal_triu_with_diagonal", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.triu(np.ones((n_q, n_k), dtype=bool))  # "the upper triangle is the future", diagonal included
+'''}, misconception="causal_mask.inverted",
+        source="TransformerLensOrg/TransformerLens issue #284 (triu diagonal=1 vs 0); True = hidden conventions"),
+    Variant("padding_true_is_padding", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    return np.arange(n_k)[None, None, :] >= lengths[:, None, None]  # True marks the padding
+'''}, misconception="padding_mask.inverted",
+        source="pytorch/pytorch PR #39321 (key_padding_mask: True = ignore)"),
+    Variant("padding_float_mask", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    return (np.arange(n_k)[None, None, :] < lengths[:, None, None]).astype(float)
+'''}, misconception="padding_mask.not_bool",
+        source="HuggingFace attention_mask is 0/1 integers; pytorch/pytorch issue #103963 (float masks are added)"),
+    Variant("apply_mask_bool_only", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == bool:
+        return np.where(mask, scores, -np.inf)
+    return scores.copy()  # a floating mask is not handled
+'''}, misconception="mask.float_ignored",
+        source="pytorch/pytorch PR #141694 (float masks are added to the scores, bool masks select)"),
+]
+
+VARIANTS += [
+    Variant("sdpa_softmax_mask_renormalise", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(
+            "        if mask.dtype != bool:\n            scores, mask = scores + mask, None",
+            weights=("softmax(scores)\n    if mask is not None:\n        kept = weights * mask\n"
+                     "        total = kept.sum(axis=-1, keepdims=True)\n"
+                     "        weights = np.where(total > 0, kept / np.where(total > 0, total, 1), weights)"))},
+        misconception="mask.after_softmax_renormalised",
+        source="huggingface/pytorch-image-models PR #2236 (masking after the softmax); a renormalisation without "
+               "a guard gives 0/0 for a fully masked row (pytorch/pytorch issue #41508)"),
+]
+
+VARIANTS += [
+    Variant("outer_comparisons_and_add", A, "padding_mask", {
+        "causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.arange(n_q)[:, None] >= np.arange(n_k)[None, :]
+''',
+        "padding_mask": '''
+def padding_mask(lengths, n_k):
+    return np.greater.outer(np.asarray(lengths), np.arange(n_k))[:, None, :]  # length > position
+''',
+        "apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == np.bool_:
+        return np.where(mask, scores, -np.inf)
+    return np.add(scores, mask)
 '''}, correct=True),
 ]

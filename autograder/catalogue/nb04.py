@@ -138,11 +138,9 @@ def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_project
 
 VARIANTS = [
     Variant("split_heads_reshape_without_transpose", A, "split_heads", {"split_heads": SPLIT_RESHAPE_ONLY},
-            misconception="split_heads.reshape_without_transpose", also_fails=("multi_head_attention",),
-            source="https://github.com/reczoo/FuxiCTR/issues/30 ; https://github.com/hyunwoongko/transformer/issues/15"),
+            misconception="split_heads.reshape_without_transpose", source="https://github.com/reczoo/FuxiCTR/issues/30 ; https://github.com/hyunwoongko/transformer/issues/15"),
     Variant("merge_heads_reshape_without_transpose", A, "merge_heads", {"merge_heads": MERGE_RESHAPE_ONLY},
-            misconception="merge_heads.reshape_without_transpose", also_fails=("multi_head_attention",),
-            source="https://github.com/jsbaan/transformer-from-scratch/pull/6 ; "
+            misconception="merge_heads.reshape_without_transpose", source="https://github.com/jsbaan/transformer-from-scratch/pull/6 ; "
                    "https://github.com/ajhalthor/Transformer-Neural-Network/issues/8"),
     Variant("multi_head_attention_divisor_d_model", A, "multi_head_attention", {"multi_head_attention": MHA_DIVISOR_FULL_WIDTH},
             misconception="multi_head_attention.divisor_d_model",
@@ -171,13 +169,11 @@ VARIANTS = [
             misconception="attention_param_count.three_equal_maps",
             source="seed 000 L1 ('three times only in the paper's setting where the two widths agree')"),
     # correct answers written differently
-    # Today X @ W.T fails with numpy's shape error on the non-square maps every check uses, so the
-    # diagnosis is the generic "raises", and multi_head_attention (graded through the student's
-    # project) loses its points too: the "fair grades" issue isolates tasks and names the mistake.
+    # X @ W.T fails with numpy's shape error on a non-square map; the square map of the seed example
+    # names the mistake, and multi_head_attention is graded with the reference's project (isolation).
     Variant("project_transposed_map", A, "project",
             {"project": "def project(X, W):\n    return np.asarray(X) @ np.asarray(W).T"},
-            misconception="raises", also_fails=("multi_head_attention",),
-            source="nn.Linear stores its weight as (out, in) and computes x @ W.T; with the course's (in, out) "
+            misconception="project.transposed_map", source="nn.Linear stores its weight as (out, in) and computes x @ W.T; with the course's (in, out) "
                    "maps the transpose is the mistake"),
     Variant("project_einsum", A, "project", {"project": PROJECT_EINSUM}, correct=True),
     Variant("split_slices_merge_concatenate", A, "split_heads", SPLIT_SLICES_MERGE_CONCAT, correct=True),
@@ -185,4 +181,126 @@ VARIANTS = [
             correct=True),
     Variant("attention_param_count_from_shapes", A, "attention_param_count", {"attention_param_count": COUNT_FROM_SHAPES},
             correct=True),
+]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+MHA_TEMPLATE = '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), {h})
+    K = split_heads(project(X_kv, W_k), {h})
+    V = split_heads(project(X_kv, W_v), {h})
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask={mask}{scale})
+    return project(merge_heads(heads), W_o), {weights}
+'''
+
+
+def mha(h="num_heads", mask="mask", scale="", weights="weights"):
+    return {"multi_head_attention": MHA_TEMPLATE.format(h=h, mask=mask, scale=scale, weights=weights)}
+
+
+VARIANTS += [
+    Variant("split_heads_no_head_axis_move", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    return X.reshape(*X.shape[:-1], num_heads, X.shape[-1] // num_heads)  # (..., n, heads, d)
+'''}, misconception="split_heads.no_transpose",
+        source="the Annotated Transformer's view(nbatches, -1, h, d_k).transpose(1, 2): the transpose forgotten"),
+    Variant("split_heads_strided_columns", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    return np.stack([X[..., i::num_heads] for i in range(num_heads)], axis=-3)  # every h-th column
+'''}, misconception="split_heads.interleaved",
+        source="strided slicing X[..., i::h] instead of contiguous blocks (head i = columns i*d .. (i+1)*d)"),
+    Variant("merge_heads_interleaved", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    *batch, h, n, d = X.shape
+    return np.moveaxis(X, -3, -1).reshape(*batch, n, d * h)  # column j*h + head: interleaved
+'''}, misconception="merge_heads.wrong_order",
+        source="moving the head axis last before the reshape interleaves the heads' columns (issue 14)"),
+    Variant("count_always_with_output_map", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    return d_model * num_heads * (2 * d_k + d_v) + num_heads * d_v * d_model  # W_o always counted
+'''}, misconception="attention_param_count.ignores_flag",
+        source="the output projection is optional in some layers (nn.MultiheadAttention always has out_proj)"),
+    Variant("mha_no_scaling", A, "multi_head_attention", mha(scale=", scale=1.0"),
+            misconception="multi_head_attention.no_scaling",
+            source="scale=1.0 passed to attention (Vaswani et al. 2017 divide by sqrt(d_k))"),
+    Variant("mha_one_head", A, "multi_head_attention", mha(h="1"), misconception="multi_head_attention.single_head",
+            source="num_heads accepted and not used: one head over the full width"),
+    Variant("mha_mask_dropped", A, "multi_head_attention", mha(mask="None"),
+            misconception="multi_head_attention.mask_ignored",
+            source="facebookresearch/xformers issue #103 (a mask silently not applied)"),
+    Variant("mha_weights_mean", A, "multi_head_attention", mha(weights="weights.mean(axis=-3)"),
+            misconception="multi_head_attention.weights_averaged",
+            source="nn.MultiheadAttention returns head-averaged weights by default (average_attn_weights=True)"),
+]
+
+VARIANTS += [
+    Variant("count_widths_swapped", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    maps = d_model * num_heads * (2 * d_v + d_k)  # query/key maps counted with d_v, the value map with d_k
+    return maps + (num_heads * d_v * d_model if output_projection else 0)
+'''}, misconception="attention_param_count.widths_swapped",
+        source="d_k and d_v are equal in most layers (Vaswani et al. 2017, d_k = d_v = 64), so swapping them "
+               "goes unnoticed until they differ"),
+    Variant("mha_inline_reshape_split", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    def cut(Y):  # its own split, without the transpose
+        *batch, n, w = Y.shape
+        return Y.reshape(*batch, num_heads, n, w // num_heads)
+    Q, K, V = cut(project(X_q, W_q)), cut(project(X_kv, W_k)), cut(project(X_kv, W_v))
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.split_without_transpose",
+        source="the Annotated Transformer's view(...).transpose(1, 2) written inline without the transpose"),
+    Variant("mha_inline_reshape_merge", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    *batch, h, n, d = heads.shape
+    return project(heads.reshape(*batch, n, h * d), W_o), weights  # its own merge, no transpose back
+'''}, misconception="multi_head_attention.merge_without_transpose",
+        source="the Annotated Transformer's transpose(1, 2).contiguous().view(...) written without the transpose"),
+]
+
+VARIANTS += [
+    Variant("tensordot_moveaxis_heads", A, "split_heads", {
+        "project": '''
+def project(X, W):
+    return np.tensordot(np.asarray(X), np.asarray(W), axes=1)
+''',
+        "split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    *batch, n, w = X.shape
+    return np.moveaxis(X.reshape(*batch, n, num_heads, w // num_heads), -2, -3)
+''',
+        "merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    *batch, h, n, d = X.shape
+    return np.moveaxis(X, -3, -2).reshape(*batch, n, h * d)
+''',
+        "attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_k or d_model // num_heads
+    d_v = d_v or d_model // num_heads
+    w_q = w_k = d_model * num_heads * d_k
+    w_v = d_model * num_heads * d_v
+    w_o = num_heads * d_v * d_model if output_projection else 0
+    return w_q + w_k + w_v + w_o
+'''}, correct=True),
 ]

@@ -91,3 +91,55 @@ VARIANTS = [
     Variant("cross_attention_per_sentence_loop", A, "cross_attention", {"cross_attention": CROSS_PER_SENTENCE},
             correct=True),
 ]
+
+VARIANTS += [
+    Variant("self_attention_always_causal", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    n = np.shape(X)[-2]
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=causal_mask(n))  # flag unused
+'''}, misconception="self_attention.causal_always",
+        source="a decoder's causal mask kept in an encoder layer (the flag never read)"),
+    Variant("self_attention_strict_causal", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    n = np.shape(X)[-2]
+    mask = np.tril(np.ones((n, n), dtype=bool), k=-1) if causal else None  # a position may not read itself
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="self_attention.causal_no_diagonal",
+        source="RVC-Boss/GPT-SoVITS issue #965 (causal mask that leaves out the current position)"),
+    Variant("cross_attention_with_causal_mask", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    n_dec, n_enc = np.shape(X_dec)[-2], np.shape(X_enc)[-2]
+    mask = causal_mask(n_dec, n_enc)  # the decoder's causal mask reused for the source
+    if enc_lengths is not None:
+        mask = mask & padding_mask(np.asarray(enc_lengths), n_enc)
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.causal_mask",
+        source="the decoder's self-attention mask passed to the encoder-decoder attention too "
+               "(Vaswani et al. 2017: only the decoder's self-attention is masked)"),
+    Variant("cross_attention_padding_flipped", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        mask = ~padding_mask(np.asarray(enc_lengths), np.shape(X_enc)[-2])  # True read as "padding"
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.padding_inverted",
+        source="pytorch/pytorch PR #39321 (key_padding_mask: True = ignore, the opposite of this course)"),
+]
+
+VARIANTS += [
+    Variant("comparison_masks_keywords", A, "cross_attention", {
+        "self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    n = np.shape(X)[-2]
+    mask = (np.arange(n)[:, None] >= np.arange(n)) if causal else None
+    return multi_head_attention(X_q=X, X_kv=X, W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o, num_heads=num_heads, mask=mask)
+''',
+        "cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        n_enc = np.shape(X_enc)[-2]
+        mask = (np.arange(n_enc) < np.asarray(enc_lengths)[:, None])[:, None, :]  # (batch, 1, n_enc)
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, correct=True),
+]

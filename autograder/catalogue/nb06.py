@@ -165,3 +165,82 @@ VARIANTS = [
     Variant("blockwise_attention_query_and_key_tiles", A, "blockwise_attention",
             {"blockwise_attention": BLOCKWISE_QUERY_AND_KEY_TILES}, correct=True),
 ]
+
+# ---------------------------------------------------------------- added for issue 14 (every misconception exercised)
+BLOCKWISE_TEMPLATE = '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = {factor}
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    m = np.full((*batch, n_q, 1), {start})
+    total = np.zeros((*batch, n_q, 1))
+    acc = np.zeros((*batch, n_q, V.shape[-1]))
+    for start in range(0, n_k, block_size):
+        s = Q @ np.swapaxes(K[..., start:start + block_size, :], -1, -2) * factor
+        if mask is not None and {use_mask}:
+            block = np.asarray(mask)[..., start:start + block_size] if np.shape(mask)[-1] > 1 else mask
+            s = np.where(block, s, -np.inf)
+        new_m = {new_m}
+        safe = np.where(np.isfinite(new_m), new_m, 0)
+        rescale = np.where(np.isfinite(m), np.exp(m - safe), 0)
+        p = np.exp(s - safe)
+        total = total * rescale + p.sum(axis=-1, keepdims=True)
+        acc = acc * rescale + p @ V[..., start:start + block_size, :]
+        m = new_m
+    return acc / np.where(total == 0, 1, total)
+'''
+
+
+def blockwise(factor="1 / math.sqrt(Q.shape[-1]) if scale is None else scale", use_mask="True",
+              new_m="np.maximum(m, s.max(axis=-1, keepdims=True))", start="-np.inf"):
+    return {"blockwise_attention": BLOCKWISE_TEMPLATE.format(factor=factor, use_mask=use_mask, new_m=new_m,
+                                                             start=start)}
+
+
+VARIANTS += [
+    Variant("blockwise_unscaled", A, "blockwise_attention", blockwise(factor="1.0 if scale is None else scale"),
+            misconception="blockwise_attention.no_scaling",
+            source="the 1/sqrt(d_k) of Vaswani et al. 2017 forgotten in a hand-written kernel (Dao et al. 2022, "
+                   "FlashAttention, Algorithm 1 scales S = tau Q K^T)"),
+    Variant("blockwise_mask_unused", A, "blockwise_attention", blockwise(use_mask="False"),
+            misconception="blockwise_attention.mask_ignored",
+            source="facebookresearch/xformers issue #103 (a mask silently not applied)"),
+    Variant("blockwise_no_running_max", A, "blockwise_attention", blockwise(new_m="np.zeros_like(m)", start="0.0"),
+            misconception="blockwise_attention.no_max_subtraction",
+            source="online softmax without the running maximum (Milakov & Gimelshein 2018, 'Online normalizer "
+                   "calculation for softmax'): exp overflows at large scores"),
+    Variant("TABLE_BYTES_float64", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 8\n"},
+            misconception="TABLE_BYTES.float64", source="numpy's default float64 (8 bytes) for a float32 table"),
+    Variant("TABLE_BYTES_linear", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4\n"},
+            misconception="TABLE_BYTES.linear_in_n", source="one weight per position instead of per (query, key) pair"),
+    Variant("TABLE_BYTES_in_bits", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 32\n"},
+            misconception="TABLE_BYTES.bits", source="32 bits per float32 counted as its size in bytes"),
+]
+
+VARIANTS += [
+    Variant("blockwise_own_block_max", A, "blockwise_attention", {"blockwise_attention": '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    total = np.zeros((*batch, Q.shape[-2], 1))
+    acc = np.zeros((*batch, Q.shape[-2], V.shape[-1]))
+    for start in range(0, K.shape[-2], block_size):
+        s = Q @ np.swapaxes(K[..., start:start + block_size, :], -1, -2) * factor
+        if mask is not None:
+            block = np.asarray(mask)[..., start:start + block_size] if np.shape(mask)[-1] > 1 else mask
+            s = np.where(block, s, -np.inf)
+        top = s.max(axis=-1, keepdims=True)  # this block's own maximum, never rescaled to a common one
+        e = np.exp(s - np.where(np.isfinite(top), top, 0))
+        total = total + e.sum(axis=-1, keepdims=True)
+        acc = acc + e @ V[..., start:start + block_size, :]
+    return acc / np.where(total == 0, 1, total)
+'''}, misconception="blockwise_attention.no_rescale",
+        source="issue 14 ('each block's own max, never rescaled' got a generic message); Milakov & Gimelshein "
+               "2018 rescale the running sum when the maximum changes"),
+]
+
+VARIANTS += [
+    Variant("blockwise_running_max_template", A, "blockwise_attention", blockwise(), correct=True),
+]

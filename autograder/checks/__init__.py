@@ -2,7 +2,9 @@
 
 Each ``nbNN_*`` module defines ``ASSIGNMENT`` (its assignment id), ``TASKS``
 (the graded names in notebook order), ``CHECKS`` (a list of
-:class:`~autograder.checks.core.Check`) and ``MISCONCEPTIONS`` (id -> title).
+:class:`~autograder.checks.core.Check`) and ``MISCONCEPTIONS`` (id -> title). A module whose
+checks are a ``CheckList(composites=...)`` declares which tasks call which other tasks: those
+checks are judged with the reference's helpers (:func:`executor`).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pkgutil
 import re
 
 from . import concepts
-from .core import Call, Check, CheckFailed, Outcome, Verdict, evaluate, run_calls  # noqa: F401
+from .core import GENERIC_MISCONCEPTIONS, Call, Check, CheckFailed, Outcome, Verdict, evaluate, run_calls  # noqa: F401
 
 #: Every ``nbNN_<name>`` module of this package, in notebook order: a new notebook's checks are
 #: registered by adding the file (tests/course/test_registry.py checks it matches course.yml).
@@ -26,7 +28,7 @@ def _attach_concepts(module) -> None:
     if getattr(module, "_CONCEPTS_ATTACHED", False):
         return
     module.TASKS = [*module.TASKS, *concepts.TASKS.get(module.ASSIGNMENT, [])]
-    module.CHECKS = type(module.CHECKS)([*module.CHECKS, *concepts.CHECKS.get(module.ASSIGNMENT, [])])
+    module.CHECKS.extend(concepts.CHECKS.get(module.ASSIGNMENT, []))  # the same CheckList: its composites stay
     module.MISCONCEPTIONS = {**module.MISCONCEPTIONS,
                              **{k: v for k, v in concepts.MISCONCEPTIONS.items()
                                 if k.split(".")[0] in concepts.TASKS.get(module.ASSIGNMENT, [])}}
@@ -36,24 +38,6 @@ def _attach_concepts(module) -> None:
 for _module in MODULES:
     _attach_concepts(_module)
 
-GENERIC_MISCONCEPTIONS = {
-    "not_implemented": "not attempted (the stub still raises NotImplementedError)",
-    "not_defined": "the function is not defined (its cell was not run or was deleted)",
-    "raises": "the answer raises an error",
-    "returns_none": "returns None (missing return)",
-    "wrong_type": "returns something that is not numbers",
-    "wrong_return": "returns the wrong number of values",
-    "wrong_shape": "wrong output shape",
-    "wrong_values": "wrong values (no specific misconception recognised)",
-    "nan": "NaN in the output",
-    "mutates_input": "modifies its input in place",
-    "grader.incomplete": "the grader got no answer for some inputs",
-    "grader.unreadable_answer": "the answer could not be read by the grader",
-    "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
-    "grader.memory_unmeasured": "the grading host could not bound the call's memory from outside the notebook: "
-                                "the memory check's points are withheld until a regrade on a host with "
-                                "writable memory control groups",
-}
 
 #: Misconceptions that mean "not attempted yet" (a stub that raises, a constant never assigned):
 #: the visible checks, the summary, ``autograder check``, the report and feedback say "not started".
@@ -72,6 +56,9 @@ for _module in MODULES:
             raise RuntimeError(f"duplicate grade_id {_check.grade_id!r}")
         if _check.task not in _module.TASKS:
             raise RuntimeError(f"check {_check.grade_id!r} grades {_check.task!r}, which is not a task of {_module.ASSIGNMENT}")
+        _late = [h for h in _check.helpers if h not in _module.TASKS[:_module.TASKS.index(_check.task)]]
+        if _late:  # the helpers' own checks must be done before a reference version is handed out
+            raise RuntimeError(f"{_check.grade_id!r} substitutes {_late}, which are not tasks before {_check.task!r}")
         CHECKS[_check.grade_id] = _check
 
 
@@ -103,3 +90,13 @@ def assignment_of_check(grade_id: str) -> str:
         if any(c.grade_id == grade_id for c in checks):
             return assignment
     raise KeyError(f"unknown check {grade_id!r}")
+
+
+def executor(check: Check, namespace: dict):
+    """The in-process executor of ``check``: its calls against ``namespace``, with the reference's
+    version of each of its :attr:`~autograder.checks.core.Check.helpers` in place of the student's
+    during the calls (task isolation: a helper's bug costs points on the helper's task only)."""
+    import attention_ref
+
+    substitutes = {name: getattr(attention_ref, name) for name in check.helpers}
+    return lambda calls: run_calls(namespace, calls, substitutes)

@@ -55,6 +55,27 @@ def tolerances(dtype) -> tuple[float, float]:
     return DEFAULT_TOLERANCES["float32" if np.dtype(dtype) == np.float32 else "float64"]
 
 
+#: Misconceptions that say *what* is wrong but not *why* (no specific mistake recognised).
+GENERIC_MISCONCEPTIONS = {
+    "not_implemented": "not attempted (the stub still raises NotImplementedError)",
+    "not_defined": "the function is not defined (its cell was not run or was deleted)",
+    "raises": "the answer raises an error",
+    "returns_none": "returns None (missing return)",
+    "wrong_type": "returns something that is not numbers",
+    "wrong_return": "returns the wrong number of values",
+    "wrong_shape": "wrong output shape",
+    "wrong_values": "wrong values (no specific misconception recognised)",
+    "nan": "NaN in the output",
+    "mutates_input": "modifies its input in place",
+    "grader.incomplete": "the grader got no answer for some inputs",
+    "grader.unreadable_answer": "the answer could not be read by the grader",
+    "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
+    "grader.memory_unmeasured": "the grading host could not bound the call's memory from outside the notebook: "
+                                "the memory check's points are withheld until a regrade on a host with "
+                                "writable memory control groups",
+}
+
+
 # ---------------------------------------------------------------- data types
 @dataclass(frozen=True)
 class Call:
@@ -93,6 +114,8 @@ def _describe_value(v) -> str:
         return f"<{v.dtype} array of shape {v.shape}>"
     if isinstance(v, tuple):
         return "(" + ", ".join(_describe_value(x) for x in v) + ")"
+    if isinstance(v, np.generic):  # numpy 2 writes np.float64(1.0): the student reads the number
+        return repr(v.item())
     return repr(v)
 
 
@@ -134,6 +157,9 @@ class Check:
     make_calls: Callable[[np.random.Generator], Sequence[Call]]
     judge: Callable[[Sequence[Call], Sequence[Outcome]], None]
     public: bool = True  # also run by the visible check in the student notebook
+    #: Other tasks of the notebook that this (composite) task calls: it is judged with the reference's
+    #: versions of them substituted in the student's namespace, so a helper's bug costs the helper's points only.
+    helpers: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.grade_id.startswith(self.task):
@@ -321,9 +347,35 @@ def _run_one(namespace: Mapping[str, Any], call: Call) -> Outcome:
     return outcome
 
 
-def run_calls(namespace: Mapping[str, Any], calls: Sequence[Call]) -> list[Outcome]:
-    """The in-process executor: run each call against ``namespace`` (the notebook's globals)."""
-    return [_run_one(namespace, call) for call in calls]
+def run_calls(namespace: Mapping[str, Any], calls: Sequence[Call],
+              substitutes: Mapping[str, Callable] | None = None) -> list[Outcome]:
+    """The in-process executor: run each call against ``namespace`` (the notebook's globals).
+
+    ``substitutes`` (name -> function) replace the student's helpers in ``namespace`` during the
+    calls only (task isolation, see :attr:`Check.helpers`); the student's own are put back after.
+    """
+    with substituted(namespace, substitutes or {}):
+        return [_run_one(namespace, call) for call in calls]
+
+
+@contextlib.contextmanager
+def substituted(namespace, substitutes: Mapping[str, Callable]):
+    """``namespace`` with ``substitutes`` bound in place of the student's names, restored on exit.
+
+    The student's functions read their helpers from their module globals (``namespace`` itself),
+    so the names are swapped in place rather than in a copy.
+    """
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in substitutes}
+    namespace.update(substitutes)
+    try:
+        yield namespace
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
 
 
 class CheckList(list):
@@ -339,8 +391,14 @@ class CheckList(list):
     The grade_id is ``task + "_" + suffix``, so it always begins with the task.
     """
 
+    def __init__(self, composites: Mapping[str, Sequence[str]] | None = None):
+        super().__init__()
+        #: task -> the other tasks it calls (see :attr:`Check.helpers`)
+        self.composites = {task: tuple(helpers) for task, helpers in (composites or {}).items()}
+
     def add(self, task: str, suffix: str, title: str, *, calls, public: bool = True):
         def register(judge):
-            self.append(Check(f"{task}_{suffix}", task, title, calls, judge, public))
+            self.append(Check(f"{task}_{suffix}", task, title, calls, judge, public,
+                              self.composites.get(task, ())))
             return judge
         return register

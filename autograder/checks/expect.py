@@ -10,7 +10,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .core import Call, CheckFailed, Outcome, tolerances
+from .core import GENERIC_MISCONCEPTIONS, Call, CheckFailed, Outcome, tolerances
 
 Diagnosis = tuple  # (candidate array, misconception id, message)
 
@@ -124,3 +124,21 @@ def unmodified(outcome: Outcome, call: Call, names: dict[str, str] | None = None
         which = ", ".join(f"`{(names or {}).get(m, m)}`" for m in outcome.mutated)
         raise CheckFailed(f"`{call.name}` modified its input {which}: work on a new array "
                           f"(the caller still needs the original).", "mutates_input")
+
+
+def each(calls, outcomes, judge, *args) -> None:
+    """``judge(call, outcome, *args)`` on every input; the first failure that names a specific mistake wins.
+
+    A check's first input may fail in a way that says little (a raw shape error on a non-square case)
+    while a later one shows which mistake it is (the square case): the student gets the diagnosis.
+    """
+    failures = []
+    for call, outcome in zip(calls, outcomes):
+        try:
+            judge(call, outcome, *args)
+        except CheckFailed as failure:
+            if failure.misconception not in GENERIC_MISCONCEPTIONS:
+                raise
+            failures.append(failure)
+    if failures:
+        raise failures[0]

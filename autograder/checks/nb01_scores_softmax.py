@@ -48,7 +48,7 @@ def _(calls, outcomes):
                               "dot_product.elementwise")
         got = expect.number(outcome, call)
         if not expect.allclose(got, float(np.dot(q, k)), 1e-9, 1e-12):
-            raise CheckFailed(f"the dot product of the query with key {tuple(k)} is off: multiply matching "
+            raise CheckFailed(f"the dot product of the query with key ({', '.join(f'{v:g}' for v in k)}) is off: multiply matching "
                               f"entries and add the results.", "wrong_values")
 
 
@@ -63,9 +63,14 @@ def _(calls, outcomes):
 # ---------------------------------------------------------------- softmax
 def _softmax_candidates(x, axis=-1):
     """Results of the typical softmax mistakes on ``x`` (a misconception catalogue)."""
+    last = axis in (-1, x.ndim - 1)
     with np.errstate(all="ignore"):
         e = np.exp(x)
-        yield e / e.sum(axis=0 if x.ndim > 1 and axis in (-1, x.ndim - 1) else -1, keepdims=True), \
+        if not last:  # normalising along -1 here is ignoring `axis`, not the axis mistake of a plain softmax
+            yield ref.softmax(x, axis=-1), "softmax.ignores_axis", \
+                "you normalised along the last axis although the call asked for another `axis`."
+        elif x.ndim > 1:
+            yield e / e.sum(axis=0, keepdims=True), \
             "softmax.wrong_axis", "your weights are normalised along the wrong axis (down the columns): each row of scores belongs to one query and must sum to 1 along the key axis."
         yield e / e.sum(), "softmax.global_normalisation", \
             "your weights sum to 1 over the whole array, not per row: normalise each query's row separately."
@@ -75,9 +80,6 @@ def _softmax_candidates(x, axis=-1):
             shifted = np.exp(x - x.max(axis=-1))  # the max of row i lands on column i
             yield shifted / shifted.sum(axis=-1), "softmax.missing_keepdims", \
                 "the row max or row sum lost its axis (no keepdims=True), so it broadcast along the wrong axis."
-        if axis not in (-1, x.ndim - 1):
-            yield ref.softmax(x, axis=-1), "softmax.ignores_axis", \
-                "you normalised along the last axis although the call asked for another `axis`."
 
 
 def _softmax_error(call, outcome):
@@ -126,8 +128,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax", (rng.standard_normal((2, 4, 4)) * 3,)),
                                Call("softmax", (rng.standard_normal((2, 3, 5)),))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_softmax(call, outcome)
+    expect.each(calls, outcomes, _judge_softmax)
 
 
 @checks.add("softmax", "large_scores", "no overflow at large scores (1e3 and 1e4)",
@@ -138,6 +139,7 @@ def _(calls, outcomes):
         _softmax_error(call, outcome)
         weights = expect.array(outcome, call, "your weights")
         if not np.isfinite(weights).all():
+            _global_max(call.args[0], weights)
             raise CheckFailed("your weights contain NaN or inf at large scores: exp(1000) overflows. "
                               "Softmax does not change if you subtract the same number from every score of a row; "
                               "choose that number so that no exponential can overflow.",
@@ -145,14 +147,26 @@ def _(calls, outcomes):
         _judge_softmax(call, outcome)
 
 
+def _global_max(x, weights):
+    """Fail with ``softmax.global_max`` when the non-finite weights are where a global max puts them."""
+    with np.errstate(all="ignore"):
+        e = np.exp(x - x.max())
+        shifted = e / e.sum(axis=-1, keepdims=True)
+        plain = np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
+    bad = ~np.isfinite(weights)
+    if x.ndim > 1 and weights.shape == x.shape and np.array_equal(bad, ~np.isfinite(shifted)) \
+            and not np.array_equal(bad, ~np.isfinite(plain)) and expect.allclose(weights[~bad], shifted[~bad], 1e-6, 1e-9):
+        raise CheckFailed("a row of small scores became NaN: you subtracted the largest score of the whole "
+                          "array; subtract each row's own maximum instead.", "softmax.global_max")
+
+
 @checks.add("softmax", "row_max", "rows of very different sizes (each row's own maximum)",
             calls=lambda rng: [Call("softmax", (np.array([[1000.0, 999.0, 998.0], [1.0, 0.0, -1.0]]),))])
 def _(calls, outcomes):
     _softmax_error(calls[0], outcomes[0])
     weights = expect.array(outcomes[0], calls[0], "your weights")
-    if weights.shape == (2, 3) and not np.isfinite(weights[1]).all():
-        raise CheckFailed("a row of small scores became NaN: you subtracted the largest score of the whole "
-                          "array; subtract each row's own maximum instead.", "softmax.global_max")
+    if not np.isfinite(weights).all():
+        _global_max(calls[0].args[0], weights)
     _judge_softmax(calls[0], outcomes[0])
 
 
@@ -184,6 +198,10 @@ def _judge_scores(call, outcome, what="your scores"):
     n_q, n_k = Q.shape[-2], K.shape[-2]
     if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error
                                       or "broadcast" in outcome.error):
+        if batch and Q.shape[-1] != K.shape[-2]:  # both a missing and a whole-array transpose fail here
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
+                              "Entry (..., i, j) of the scores is query i of Q against key j of K: transpose only "
+                              "the last two axes of K.", "raises")
         if batch:
             raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
                               "On a batched array `.T` reverses *every* axis, the batch axes too; swap only the "
@@ -219,16 +237,14 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("attention_scores", (rng.standard_normal((3, 4)), rng.standard_normal((6, 4)))),
                                Call("attention_scores", (rng.standard_normal((5, 5)), rng.standard_normal((5, 5))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scores(call, outcome)
+    expect.each(calls, outcomes, _judge_scores)
 
 
 @checks.add("attention_scores", "batched", "leading batch axes (a batch of 2 sequences with 3 heads each)",
-            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 7, 5)))),
+            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 5, 5)))),
                                Call("attention_scores", (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scores(call, outcome)
+    expect.each(calls, outcomes, _judge_scores)
 
 
 # One check for both, as every task of 04 and 05 has it: the two properties are one point, not two.
@@ -245,10 +261,22 @@ def _random_weights(rng, shape):
     return ref.softmax(rng.standard_normal(shape) * 2)
 
 
+def _raises(a, b) -> bool:
+    try:
+        np.matmul(a, b)
+    except ValueError:
+        return True
+    return False
+
+
 def _judge_average(call, outcome, what="your output"):
     weights, V = call.args
     batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
     n_q, n_k, d_v = weights.shape[-2], weights.shape[-1], V.shape[-1]
+    if n_q != n_k and outcome.error and "matmul" in outcome.error and _raises(np.swapaxes(weights, -1, -2), V):
+        raise CheckFailed(f"`{call.describe()}` raised a shape error: the weights are (n_q, n_k) and V is (n_k, d_v); "
+                          "row i of the weights belongs to query i, so multiply the weights as they are (not their "
+                          "transpose) by V.", "weighted_average.transposed_weights")
     out = expect.array(outcome, call, what)
     expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
         (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
@@ -275,16 +303,14 @@ def _judge_average(call, outcome, what="your output"):
                                Call("weighted_average", (ref.softmax(np.array([[1.0, 0.0, 0.5]]) / np.sqrt(2)),
                                                          np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_average(call, outcome)
+    expect.each(calls, outcomes, _judge_average)
 
 
 @checks.add("weighted_average", "non_square", "n_q, n_k and d_v all different (and a square case)",
             calls=lambda rng: [Call("weighted_average", (_random_weights(rng, (3, 5)), rng.standard_normal((5, 2)))),
                                Call("weighted_average", (_random_weights(rng, (4, 4)), rng.standard_normal((4, 3))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_average(call, outcome)
+    expect.each(calls, outcomes, _judge_average)
 
 
 @checks.add("weighted_average", "batched", "leading batch axes (2 sequences, 3 heads)",
@@ -292,8 +318,7 @@ def _(calls, outcomes):
                                Call("weighted_average", (_random_weights(rng, (2, 4, 6)).astype(np.float32),
                                                          rng.standard_normal((2, 6, 3)).astype(np.float32)))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_average(call, outcome)
+    expect.each(calls, outcomes, _judge_average)
 
 
 @checks.add("weighted_average", "inputs_unmodified", "leaves the weights and V unchanged",

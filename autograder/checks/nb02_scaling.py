@@ -7,7 +7,8 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, forms
+from .attention import judge_attention, large_scores_qkv
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "02_scaling"
@@ -16,7 +17,8 @@ TASKS = ["score_variance", "scale_scores", "leading_weight", "softmax_jacobian",
 GIVEN = ["dot_product", "attention_scores", "softmax", "weighted_average"]  # built in 01
 MISCONCEPTIONS = {
     "score_variance.std_not_variance": "returns the standard deviation (sqrt(d_k)) instead of the variance",
-    "score_variance.no_sum": "variance of one product instead of the sum of d_k products",
+    "score_variance.no_sum": "about 1: the variance of one product, or of the scaled scores, instead of the raw sum "
+                             "of d_k products",
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
     "scale.none": "the scores are not scaled",
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
@@ -24,6 +26,7 @@ MISCONCEPTIONS = {
     "scale.by_n_k": "divides by sqrt of the number of keys instead of sqrt(d_k)",
     "scale.by_d_v": "divides by sqrt of the value width d_v instead of sqrt(d_k)",
     "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
+    "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
     "leading_weight.scaled_by_width": "divides by the width instead of its square root",
     "softmax_jacobian.sign": "p p^T - diag(p): the sign of the Jacobian is flipped",
     "softmax_jacobian.diagonal_only": "only the diagonal p_i (1 - p_i); the off-diagonal -p_i p_j are missing",
@@ -39,7 +42,7 @@ MISCONCEPTIONS = {
     "STOP_AND_TRY.zero_based": "numbered the keys from 0",
     "STOP_AND_TRY.wrong_reason": "picked a reason that does not explain the largest weight",
 }
-checks = CheckList()
+checks = CheckList(composites={"scaled_dot_product_attention": ("scale_scores",)})
 CHECKS = checks
 
 SEED_Q = np.array([[1.0, 0.0]])                                  # seed 002, Example 1
@@ -47,7 +50,7 @@ SEED_K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
 SEED_V = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])        # seed 002, Example 2
 STOP_Q = np.array([1.0, 0.0])                                    # seed 000, Stop and try
 STOP_K = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
-REASONS = "abcde"
+REASONS = forms.REASONS
 RIGHT_REASON = "a"  # see the list of reasons in the notebook
 
 
@@ -76,8 +79,9 @@ def _(calls, outcomes):
             raise CheckFailed(f"at d_k = {d_k} your answer is close to sqrt(d_k): that is the standard deviation of "
                               "the dot products; their variance is its square.", "score_variance.std_not_variance")
         if d_k > 1 and abs(got - 1.0) < 0.1:
-            raise CheckFailed(f"at d_k = {d_k} your answer is close to 1, the variance of a single product q_i k_i: "
-                              "the score is the *sum* of d_k such products, and variances of independent terms add.",
+            raise CheckFailed(f"at d_k = {d_k} your answer is close to 1: that is the variance of a single product "
+                              "q_i k_i, or of the scores after the division by sqrt(d_k). The question asks for the "
+                              "raw score, the *sum* of d_k such products (variances of independent terms add).",
                               "score_variance.no_sum")
         raise CheckFailed(f"at d_k = {d_k} your variance is too far from d_k for {n} samples: draw the entries of q "
                           "and k from a standard normal, take the dot product of each pair and the variance of those "
@@ -126,8 +130,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("scale_scores", (rng.standard_normal((2, 3, 5)) * 8, 16)),
                                Call("scale_scores", (rng.standard_normal((4, 7)).astype(np.float32) * 8, 64))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scale(call, outcome)
+    expect.each(calls, outcomes, _judge_scale)
 
 
 @checks.add("scale_scores", "input_unmodified", "leaves the scores unchanged",
@@ -144,8 +147,19 @@ def _(calls, outcomes):
 LEADING_TOL = (1e-6, 1e-9)
 
 
+def _flag_mistake(calls, outcomes, scaled) -> tuple[str, str]:
+    """Which flag mistake a result equal to the other flag's value is: the last call has the other
+    flag at the same width as the one before it; equal answers mean the flag is not read at all."""
+    companion = expect.value(outcomes[-1], calls[-1])
+    if companion is not None and expect.allclose(companion, expect.value(outcomes[-2], calls[-2]), *LEADING_TOL):
+        return ("your result does not change with `scaled`: read the flag, and divide the raw scores by "
+                "sqrt(width) only when `scaled=True`.", "leading_weight.ignores_flag")
+    return ("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the raw scores by "
+            "sqrt(width).", "leading_weight.flag_inverted")
+
+
 def _judge_leading(calls, outcomes, scaled):
-    for call, outcome in zip(calls, outcomes):
+    for call, outcome in zip(calls[:-1], outcomes[:-1]):
         width = call.args[0]
         got = expect.number(outcome, call, f"`leading_weight({width!r}, scaled={scaled})`")
         want = ref.leading_weight(width, scaled=scaled)
@@ -155,8 +169,7 @@ def _judge_leading(calls, outcomes, scaled):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
                               "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
         if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), *LEADING_TOL):
-            raise CheckFailed("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the "
-                              "raw scores by sqrt(width).", "leading_weight.flag_inverted")
+            raise CheckFailed(*_flag_mistake(calls, outcomes, scaled))
         if scaled:
             raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
             if expect.allclose(got, float(ref.softmax(raw / width)[0]), *LEADING_TOL):
@@ -167,13 +180,15 @@ def _judge_leading(calls, outcomes, scaled):
 
 
 @checks.add("leading_weight", "scaled_flat", "scaled: the leading weight stays at 0.665 at every width",
-            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": True}) for w in (1, 2, 64, 512, 4096, 2.5)])
+            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": True}) for w in (1, 2, 64, 512, 4096, 2.5)]
+            + [Call("leading_weight", (2.5,), {"scaled": False})])
 def _(calls, outcomes):
     _judge_leading(calls, outcomes, True)
 
 
 @checks.add("leading_weight", "unscaled_saturates", "unscaled: the leading weight grows towards 1 with the width",
-            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": False}) for w in (1, 4, 16, 512, 1_000_000)])
+            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": False}) for w in (1, 4, 16, 512, 1_000_000)]
+            + [Call("leading_weight", (1_000_000,), {"scaled": True})])
 def _(calls, outcomes):
     _judge_leading(calls, outcomes, False)
 
@@ -209,71 +224,10 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax_jacobian", (ref.softmax(np.array([2.0, 1.0, 0.0]) * math.sqrt(512)),)),
                                Call("softmax_jacobian", (ref.softmax(rng.standard_normal(4) * 40),))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_jacobian(call, outcome)
+    expect.each(calls, outcomes, _judge_jacobian)
 
 
 # ---------------------------------------------------------------- scaled_dot_product_attention (no mask)
-def sdpa_candidates(Q, K, V, mask=None):
-    """Results of typical attention mistakes (output, weights, misconception, message)."""
-    d_k, n_k, d_v = Q.shape[-1], K.shape[-2], V.shape[-1]
-    raw = Q @ np.swapaxes(K, -1, -2)
-
-    def attend(scores, axis=-1):
-        if mask is not None:
-            scores = ref.apply_mask(scores, mask)
-        w = ref.softmax(scores, axis=axis)
-        return w @ V, w
-
-    yield (*attend(raw), "scale.none", "your weights are those of the raw scores: divide the scores by sqrt(d_k) "
-                                       "before the softmax.")
-    yield (*attend(raw / d_k), "scale.by_d_k", "you divided the scores by d_k; divide by sqrt(d_k).")
-    if n_k != d_k:
-        yield (*attend(raw / math.sqrt(n_k)), "scale.by_n_k",
-               "you divided by the square root of the number of keys; the divisor is sqrt(d_k), the key width.")
-    if d_v != d_k:
-        yield (*attend(raw / math.sqrt(d_v)), "scale.by_d_v",
-               "you divided by the square root of the value width d_v; the divisor is sqrt(d_k), the key width.")
-    yield (*attend(raw / math.sqrt(d_k), axis=-2), "attention.softmax_wrong_axis",
-           "your weights sum to 1 down each column: the softmax ran over the query axis; each query's row must sum "
-           "to 1 over the keys (axis -1).")
-
-
-def judge_attention(call, outcome, *, mask=None, what=""):
-    """Compare (output, weights) with the reference; diagnose the usual mistakes."""
-    Q, K, V = call.args[:3]
-    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
-    n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
-    if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error):
-        if batch:
-            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: on a batched array `.T` "
-                              "reverses every axis, the batch axes too; swap only the last two axes of K.",
-                              "attention.batched_transpose")
-        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up; "
-                          "the scores are Q K^T (K transposed).", "attention.k_not_transposed")
-    out, weights = expect.pair(outcome, call)
-    if n_k != d_v and out.shape == batch + (n_q, n_k) and weights.shape == batch + (n_q, d_v):
-        raise CheckFailed("you returned (weights, output): return the output first, then the weights.",
-                          "attention.swapped_return")
-    expect.shape(out, batch + (n_q, d_v), f"your output{what}", " = (..., n_q, d_v)")
-    expect.shape(weights, batch + (n_q, n_k), f"your weights{what}", " = (..., n_q, n_k)")
-    ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
-    dtype = np.result_type(Q, K, V)
-    rtol, atol = expect.tolerances(dtype)
-    if not (expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol)):
-        with np.errstate(all="ignore"):
-            for c_out, c_w, misconception, message in sdpa_candidates(Q, K, V, mask):
-                if expect.allclose(weights, c_w, rtol, atol):
-                    raise CheckFailed(message, misconception)
-        if np.isnan(weights).any() or np.isnan(out).any():
-            raise CheckFailed(f"your weights or output{what} contain NaN: at large scores exp overflows unless "
-                              "each row's maximum is subtracted first (the given `softmax` does it).", "nan")
-    expect.close(weights, ref_w, f"your weights{what}", dtype=dtype,
-                 generic="do not match softmax(Q K^T / sqrt(d_k)) along the key axis.")
-    expect.close(out, ref_out, f"your output{what}", dtype=dtype,
-                 generic="does not match the weights times V (your weights are right: check the last step).")
-
-
 @checks.add("scaled_dot_product_attention", "seed_example",
             "the seed's example: weights ≈ (0.455, 0.225, 0.320), output ≈ (6.15, 3.85)",
             calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V))])
@@ -291,22 +245,20 @@ def _(calls, outcomes):
 
 @checks.add("scaled_dot_product_attention", "batched", "leading axes (2 sequences, 3 heads) and float32 inputs",
             calls=lambda rng: [Call("scaled_dot_product_attention",
-                                    (rng.standard_normal((2, 3, 4, 8)) * 2, rng.standard_normal((2, 3, 6, 8)) * 2,
-                                     rng.standard_normal((2, 3, 6, 5)))),
+                                    (rng.standard_normal((2, 3, 4, 8)) * 2, rng.standard_normal((2, 3, 8, 8)) * 2,
+                                     rng.standard_normal((2, 3, 8, 5)))),
                                Call("scaled_dot_product_attention",
                                     tuple(rng.standard_normal(s).astype(np.float32) * 2
                                           for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        judge_attention(call, outcome)
+    expect.each(calls, outcomes, judge_attention)
 
 
 @checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
-            calls=lambda rng: [Call("scaled_dot_product_attention",
-                                    (rng.standard_normal((3, 4)) * 100, rng.standard_normal((5, 4)) * 100,
-                                     rng.standard_normal((5, 2))))])
+            calls=lambda rng: [Call("scaled_dot_product_attention", large_scores_qkv(rng, 3, 5, 4, 2, offset=900.0)),
+                               Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0))])
 def _(calls, outcomes):
-    judge_attention(calls[0], outcomes[0])
+    expect.each(calls, outcomes, judge_attention)
 
 
 @checks.add("scaled_dot_product_attention", "inputs_unmodified", "leaves Q, K and V unchanged",
@@ -318,22 +270,11 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- Stop and try
-def _three_numbers(outcome, call, what):
-    arr = expect.array(outcome, call, what)
-    if arr.size != 3:
-        raise CheckFailed(f"{what} should hold three numbers, one per key, got {arr.size}", "wrong_shape")
-    return arr.astype(float).ravel()
+_three_numbers, _choice, HAND_ATOL = forms.three_numbers, forms.choice, forms.HAND_ATOL  # the public forms
 
 
-# Values typed by hand are rounded; 3 decimals is what the lesson prints, so allow half a unit of
-# the third decimal (every misconception below is off by more than 0.05).
-HAND_ATOL = 5e-3
-
-
-@checks.add("STOP_AND_TRY_SCORES", "format", "three numbers, one per key",
-            calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])
-def _(calls, outcomes):
-    _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_SCORES`")
+checks.add("STOP_AND_TRY_SCORES", "format", "three numbers, one per key",
+           calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])(forms.stop_and_try_scores_format)
 
 
 @checks.add("STOP_AND_TRY_SCORES", "values", "the raw dot products of the query with each key", public=False,
@@ -351,12 +292,8 @@ def _(calls, outcomes):
                       "wrong_values")
 
 
-@checks.add("STOP_AND_TRY_WEIGHTS", "format", "three non-negative weights that sum to 1",
-            calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)])
-def _(calls, outcomes):
-    got = _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_WEIGHTS`")
-    if (got < 0).any() or abs(got.sum() - 1) > 3 * HAND_ATOL:
-        raise CheckFailed("weights are non-negative and sum to 1: apply the softmax to the scaled scores.", "wrong_values")
+checks.add("STOP_AND_TRY_WEIGHTS", "format", "three non-negative weights that sum to 1",
+           calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)])(forms.stop_and_try_weights_format)
 
 
 @checks.add("STOP_AND_TRY_WEIGHTS", "values", "the weights of the scaled scores (d_k = 2)", public=False,
@@ -374,20 +311,8 @@ def _(calls, outcomes):
     raise CheckFailed("the weights are the softmax of the scaled scores, in the order of the keys.", "wrong_values")
 
 
-def _choice(outcome, call, what):
-    value = expect.value(outcome, call)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value not in (1, 2, 3):
-        raise CheckFailed(f"{what} should be 1, 2 or 3 (the keys are numbered from 1), got {value!r}",
-                          "STOP_AND_TRY.zero_based" if value == 0 else "wrong_type")
-    return value
-
-
-@checks.add("STOP_AND_TRY_LARGEST", "format", "one of 1, 2 or 3",
-            calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)])
-def _(calls, outcomes):
-    _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`")
+checks.add("STOP_AND_TRY_LARGEST", "format", "one of 1, 2 or 3",
+           calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)])(forms.stop_and_try_largest_format)
 
 
 @checks.add("STOP_AND_TRY_LARGEST", "value", "the key that gets the largest weight", public=False,
@@ -398,18 +323,9 @@ def _(calls, outcomes):
                           "STOP_AND_TRY.wrong_key")
 
 
-def _letter(outcome, call):
-    value = expect.value(outcome, call)
-    if not isinstance(value, str) or value.strip().lower() not in REASONS:
-        raise CheckFailed(f"`STOP_AND_TRY_REASON` should be one letter from {', '.join(repr(c) for c in REASONS)}, "
-                          f"as a string, got {value!r}", "wrong_type")
-    return value.strip().lower()
-
-
-@checks.add("STOP_AND_TRY_REASON", "format", "one of the letters of the list",
-            calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])
-def _(calls, outcomes):
-    _letter(outcomes[0], calls[0])
+_letter = forms.letter
+checks.add("STOP_AND_TRY_REASON", "format", "one of the letters of the list",
+           calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])(forms.stop_and_try_reason_format)
 
 
 @checks.add("STOP_AND_TRY_REASON", "value", "the reason that explains the largest weight", public=False,

@@ -9,7 +9,7 @@ import attention_ref as ref
 
 from . import expect
 from .core import Call, CheckFailed, CheckList
-from .nb02_scaling import judge_attention
+from .attention import judge_attention, large_scores_qkv
 
 ASSIGNMENT = "03_masking"
 TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attention"]
@@ -38,7 +38,7 @@ MISCONCEPTIONS = {
     "mask.fully_masked_nan": "a fully masked row gives NaN (0/0) instead of zeros",
     "mask.before_scaling": "additive mask added before the division by sqrt(d_k)",
 }
-checks = CheckList()
+checks = CheckList(composites={"scaled_dot_product_attention": ("apply_mask",)})
 CHECKS = checks
 
 
@@ -63,6 +63,9 @@ def _judge_causal(call, outcome):
             (~want, "causal_mask.inverted",
              "True marks the hidden keys: in this course (as in PyTorch's and JAX's boolean masks) True means "
              "*may attend*."),
+            (np.triu(np.ones((n_q, n_k), bool)), "causal_mask.inverted",
+             "True marks the upper triangle (the later keys, and the diagonal): in this course True means *may "
+             "attend*, so query i sees keys 0..i, itself included."),
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
              "sees keys 0..i, whatever n_k is (`np.tril` of an (n_q, n_k) array of ones)."),
@@ -75,15 +78,13 @@ def _judge_causal(call, outcome):
 @checks.add("causal_mask", "square", "square masks (n = 3, 6 and 1): j <= i, diagonal included",
             calls=lambda rng: [Call("causal_mask", (n,)) for n in (3, 6, 1)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_causal(call, outcome)
+    expect.each(calls, outcomes, _judge_causal)
 
 
 @checks.add("causal_mask", "non_square", "more keys than queries and fewer (top-left aligned)",
             calls=lambda rng: [Call("causal_mask", (3, 5)), Call("causal_mask", (5, 2))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_causal(call, outcome)
+    expect.each(calls, outcomes, _judge_causal)
 
 
 @checks.add("causal_mask", "bool", "returns booleans (True = may attend)",
@@ -141,8 +142,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("padding_mask", (np.array([0, 3, 1]), 4)),
                                Call("padding_mask", (rng.integers(1, 9, size=5), 9))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_padding(call, outcome)
+    expect.each(calls, outcomes, _judge_padding)
 
 
 @checks.add("padding_mask", "broadcasts", "the mask broadcasts against scores of shape (batch, n_q, n_k)",
@@ -193,8 +193,7 @@ def _judge_apply(call, outcome, what="your masked scores"):
             calls=lambda rng: [Call("apply_mask", (rng.standard_normal((4, 4)), ref.causal_mask(4))),
                                Call("apply_mask", (rng.standard_normal((3, 5)), rng.random((3, 5)) < 0.6))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_apply(call, outcome)
+    expect.each(calls, outcomes, _judge_apply)
 
 
 def _float_mask(rng, shape):
@@ -207,8 +206,7 @@ def _float_mask(rng, shape):
             calls=lambda rng: [Call("apply_mask", (rng.standard_normal((3, 5)), _float_mask(rng, (3, 5)))),
                                Call("apply_mask", (rng.standard_normal((2, 4)), -np.abs(rng.standard_normal((2, 4)))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_apply(call, outcome)
+    expect.each(calls, outcomes, _judge_apply)
 
 
 @checks.add("apply_mask", "broadcast", "a padding mask (batch, 1, n_k) on batched scores; float32 scores",
@@ -216,8 +214,7 @@ def _(calls, outcomes):
                                Call("apply_mask", (rng.standard_normal((2, 3, 5)).astype(np.float32),
                                                    ref.causal_mask(3, 5)))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_apply(call, outcome)
+    expect.each(calls, outcomes, _judge_apply)
 
 
 @checks.add("apply_mask", "inputs_unmodified", "leaves the scores and the mask unchanged",
@@ -252,7 +249,9 @@ def _masked_candidates(Q, K, V, mask):
             "a row whose keys are all hidden got equal weights on every key: with a large negative fill instead of " \
             "-inf the softmax cannot tell that row is empty. Use -inf and guard the empty row (weights and output 0)."
     else:
-        yield plain, "mask.float_ignored", "your weights ignore the floating (additive) mask."
+        yield plain, "mask.ignored", "your weights ignore the floating (additive) mask: add it to the scaled scores."
+        yield plain * mask, "mask.after_softmax", \
+            "you applied the mask after the softmax: a floating mask is added to the scaled scores before it."
         yield ref.softmax(np.where(mask.astype(bool), scaled, -np.inf)), "mask.float_as_bool", \
             "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scaled scores."
         yield ref.softmax(ref.apply_mask(scaled * math.sqrt(d_k), mask) / math.sqrt(d_k)), "mask.before_scaling", \
@@ -302,16 +301,14 @@ def _sdpa(args, mask=None):
 @checks.add("scaled_dot_product_attention", "no_mask", "without a mask: non-square, batched (as in notebook 02)",
             calls=lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 6, scale=2)), _sdpa(_qkv(rng, 4, 6, 8, 5, batch=(2, 3), scale=2))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_masked(call, outcome)
+    expect.each(calls, outcomes, _judge_masked)
 
 
 @checks.add("scaled_dot_product_attention", "causal", "a causal mask: no weight on later keys, rows sum to 1",
             calls=lambda rng: [_sdpa(_qkv(rng, 5, 5, 4, 3, scale=2), ref.causal_mask(5)),
                                _sdpa(_qkv(rng, 4, 6, 3, 2, batch=(2,), scale=2), ref.causal_mask(4, 6))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_masked(call, outcome)
+    expect.each(calls, outcomes, _judge_masked)
 
 
 @checks.add("scaled_dot_product_attention", "padding", "a padding mask (batch, 1, n_k) on a batch of sequences",
@@ -325,8 +322,7 @@ def _(calls, outcomes):
                                _sdpa(_qkv(rng, 4, 4, 9, 3, scale=2),
                                      -0.5 * np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_masked(call, outcome)
+    expect.each(calls, outcomes, _judge_masked)
 
 
 def _fully_masked(rng):
@@ -340,14 +336,14 @@ def _fully_masked(rng):
             "a query with no allowed key gets zero weights and a zero output (no NaN)",
             calls=lambda rng: _fully_masked(rng))
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_masked(call, outcome)
+    expect.each(calls, outcomes, _judge_masked)
 
 
 @checks.add("scaled_dot_product_attention", "masked_large_scores", "large scores (1e3 and beyond) under a mask",
-            calls=lambda rng: [_sdpa(_qkv(rng, 4, 4, 4, 3, scale=60), ref.causal_mask(4))])
+            calls=lambda rng: [_sdpa(large_scores_qkv(rng, 4, 4, 4, 3, offset=800.0), ref.causal_mask(4)),
+                               _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5))])
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
+    expect.each(calls, outcomes, _judge_masked)
 
 
 @checks.add("scaled_dot_product_attention", "mask_broadcast", "one (n_q, n_k) mask shared by every sequence and head",

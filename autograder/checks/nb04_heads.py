@@ -1,7 +1,6 @@
 """Checks of 04_heads: project, attention_param_count, split_heads, merge_heads, multi_head_attention."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -9,6 +8,7 @@ import attention_ref as ref
 
 from . import expect
 from .core import Call, CheckFailed, CheckList
+from .heads_attention import _mha_args, _mha_call, judge_mha, mha_variant  # noqa: F401 (05 imports them from here)
 
 ASSIGNMENT = "04_heads"
 TASKS = ["project", "attention_param_count", "split_heads", "merge_heads", "multi_head_attention"]
@@ -36,7 +36,7 @@ MISCONCEPTIONS = {
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
     "multi_head_attention.weights_averaged": "returns the weights averaged over the heads instead of one table per head",
 }
-checks = CheckList()
+checks = CheckList(composites={"multi_head_attention": ("project", "split_heads", "merge_heads")})
 CHECKS = checks
 
 
@@ -61,8 +61,7 @@ def _judge_project(call, outcome):
             calls=lambda rng: [Call("project", (np.array([[1.0, 2.0]]), np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]))),
                                Call("project", (rng.standard_normal((3, 4)), rng.standard_normal((4, 4))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_project(call, outcome)
+    expect.each(calls, outcomes, _judge_project)
 
 
 @checks.add("project", "batched", "rows with leading batch axes and a non-square map",
@@ -119,32 +118,28 @@ def _judge_count(call, outcome):
 @checks.add("attention_param_count", "seed_example", "the seeds' layer: width 512, 8 heads of 64, and one head of 512",
             calls=lambda rng: [Call("attention_param_count", (512, 8)), Call("attention_param_count", (512, 1))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 @checks.add("attention_param_count", "heads_fixed_width", "the count does not change with the heads at a fixed total width",
             calls=lambda rng: [Call("attention_param_count", (d, h)) for d in (96, int(rng.choice([120, 240])))
                                for h in (1, 2, 3, 4, 8) if d % h == 0])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 @checks.add("attention_param_count", "explicit_widths", "per-head widths d_k != d_v given explicitly",
             calls=lambda rng: [Call("attention_param_count", (int(rng.integers(50, 200)), 4), {"d_k": 16, "d_v": 24}),
                                Call("attention_param_count", (64, 3), {"d_k": 7, "d_v": 5})])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 @checks.add("attention_param_count", "output_projection", "output_projection=False leaves out W_o (d_model**2 fewer)",
             calls=lambda rng: [Call("attention_param_count", (512, 8), {"output_projection": False}),
                                Call("attention_param_count", (60, 5), {"d_k": 9, "d_v": 11, "output_projection": False})])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_count(call, outcome)
+    expect.each(calls, outcomes, _judge_count)
 
 
 # ---------------------------------------------------------------- split_heads
@@ -180,8 +175,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("split_heads", (rng.standard_normal((2, 3, 5, 12)), 4)),
                                Call("split_heads", (rng.standard_normal((7, 10)), 2))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_split(call, outcome)
+    expect.each(calls, outcomes, _judge_split)
 
 
 @checks.add("split_heads", "float32_unmodified", "float32 input, left unchanged",
@@ -220,8 +214,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("merge_heads", (rng.standard_normal((2, 4, 5, 3)),)),
                                Call("merge_heads", (rng.standard_normal((3, 2, 6, 5)),))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_merge(call, outcome)
+    expect.each(calls, outcomes, _judge_merge)
 
 
 @checks.add("merge_heads", "float32_unmodified", "float32 input, left unchanged",
@@ -232,126 +225,6 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- multi_head_attention
-def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", split="right", merge="right",
-                use_wo=True, shared=False, use_mask=True):
-    """Multi-head attention with one of the typical mistakes switched on (also used by 05's checks)."""
-    def cut(Y):
-        *batch, n, w = Y.shape
-        if split == "no_transpose":
-            return Y.reshape(*batch, h, n, w // h)
-        return ref.split_heads(Y, h)
-
-    Q = cut(X_q @ W_q)
-    K = cut(X_kv @ (W_q if shared else W_k))
-    V = cut(X_kv @ W_v)
-    factor = {"head": None, "none": 1.0, "total": 1 / math.sqrt(W_q.shape[1]), "d_model": 1 / math.sqrt(X_q.shape[-1])}[scale]
-    if mask is not None and use_mask:
-        mask = np.asarray(mask)
-        if mask.ndim >= 2:
-            mask = np.expand_dims(mask, -3)
-    else:
-        mask = None
-    heads, weights = ref.scaled_dot_product_attention(Q, K, V, mask=mask, scale=factor)
-    if merge == "no_transpose":
-        *batch, hh, n, d = heads.shape
-        merged = heads.reshape(*batch, n, hh * d)
-    else:
-        merged = ref.merge_heads(heads)
-    return (merged @ W_o if use_wo else merged), weights
-
-
-MHA_MISTAKES = [
-    (dict(scale="d_model"), "multi_head_attention.divisor_d_model",
-     "your scores are divided by the square root of the model width; each head works in its own width d_k "
-     "= (columns of W_q) / heads, so the divisor is sqrt(d_k) — sqrt(64) = 8 for 8 heads at 512."),
-    (dict(scale="total"), "multi_head_attention.divisor_d_model",
-     "your scores are divided by the square root of the full projected width (all heads together); each head "
-     "works in its own width d_k, so the divisor is sqrt(d_k) — sqrt(64) = 8 for 8 heads at 512."),
-    (dict(scale="none"), "multi_head_attention.no_scaling",
-     "your scores are not divided at all: each head divides by the square root of its own width d_k."),
-    (dict(shared=True), "multi_head_attention.shared_qk_map",
-     "your keys come from the query map W_q: the keys need their own map W_k. With one shared map the score "
-     "matrix is symmetric, so no position could attend to another without being attended back."),
-    (dict(split="no_transpose"), "multi_head_attention.split_without_transpose",
-     "your heads mix positions: splitting with a reshape to (heads, n, d) and no transpose cuts the rows in the "
-     "wrong order (check your split_heads)."),
-    (dict(merge="no_transpose"), "multi_head_attention.merge_without_transpose",
-     "your merged output mixes positions: merging with a reshape from (heads, n, d) to (n, heads*d) and no "
-     "transpose is not the inverse of the split (check your merge_heads)."),
-    (dict(use_mask=False), "multi_head_attention.mask_ignored",
-     "your output ignores the mask: pass it to every head, so masked keys get weight 0."),
-]
-
-
-def _mha_candidates(args, mask, which):
-    """(candidate, misconception, message) for the output (which=0) or weights (which=1)."""
-    for options, misconception, message in MHA_MISTAKES:
-        if options.get("use_mask") is False and mask is None:
-            continue
-        try:
-            with np.errstate(all="ignore"):
-                yield mha_variant(*args, mask=mask, **options)[which], misconception, message
-        except ValueError:
-            continue
-    if which == 0:
-        X_q, X_kv, W_q, W_k, W_v, W_o, h = args
-        single = mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, 1, mask=mask)[0]
-        yield single, "multi_head_attention.single_head", \
-            "your output is that of one head over the full width: cut the projections into num_heads heads " \
-            "(split_heads), attend per head, then merge them."
-
-
-def judge_mha(call, outcome, args, mask, what="your attention", expected=None, extra_diagnoses=()):
-    """Judge an (output, weights) pair against multi-head attention on ``args`` (shared with 05).
-
-    ``extra_diagnoses``: ``(candidate (output, weights), misconception, message)`` triples, or a
-    function returning them (called only when the answer does not match).
-    """
-    X_q, X_kv, W_q, W_k, W_v, W_o, h = args
-    out, weights = expect.pair(outcome, call)
-    ref_out, ref_w = expected if expected is not None else ref.multi_head_attention(*args, mask=mask)
-    dtype = np.result_type(X_q, X_kv)
-    d_v = W_v.shape[1] // h
-    expect.shape(out, ref_out.shape, f"{what}'s output", " (..., n_q, d_out): one row per query, W_o's width",
-                 diagnoses=[(ref_out.shape[:-1] + (h * d_v,), "multi_head_attention.no_output_projection",
-                             "the merged heads were not sent through the output projection W_o, which "
-                             "recombines the heads and brings the width to W_o's number of columns.")]
-                 if h * d_v != ref_out.shape[-1] else ())
-    expect.shape(weights, ref_w.shape, f"{what}'s weights", " (..., heads, n_q, n_k): one table per head",
-                 diagnoses=[(ref_w.shape[:-3] + ref_w.shape[-2:], "multi_head_attention.weights_averaged",
-                             "return one table of weights per head (keep the head axis), not their average.")])
-    def _diagnoses(which):
-        # A generator: the candidate answers are only computed when the answer does not match.
-        for candidate, misconception, message in (extra_diagnoses() if callable(extra_diagnoses) else extra_diagnoses):
-            yield candidate[which], misconception, message
-        yield from _mha_candidates(args, mask, which)
-
-    # Weights first: a wrong divisor or map shows there before it is blurred by W_o.
-    for got, reference, which, label in ((weights, ref_w, 1, "weights"), (out, ref_out, 0, "output")):
-        expect.close(got, reference, f"{what}'s {label}", dtype=dtype,
-                     diagnoses=_diagnoses(which),
-                     generic="does not match multi-head attention: project with W_q, W_k, W_v, split into heads, "
-                             "attend per head (divisor sqrt(d_k) of the head), merge, project with W_o.")
-
-
-def _mha_args(rng, batch, n_q, n_k, d_model, h, d_k, d_v, d_out, dtype=np.float64, self_attn=False):
-    X_q = rng.standard_normal((*batch, n_q, d_model))
-    X_kv = X_q if self_attn else rng.standard_normal((*batch, n_k, d_model))
-    Ws = [rng.standard_normal((d_model, h * d_k)) / math.sqrt(d_model),
-          rng.standard_normal((d_model, h * d_k)) / math.sqrt(d_model),
-          rng.standard_normal((d_model, h * d_v)) / math.sqrt(d_model),
-          rng.standard_normal((h * d_v, d_out)) / math.sqrt(h * d_v)]
-    # Scores of a few units (x3): large enough that every wrong divisor is far outside the tolerance.
-    Ws[0] = Ws[0] * 3.0
-    arrays = [np.asarray(a, dtype=dtype) for a in (X_q, X_kv, *Ws)]
-    return (*arrays, h)
-
-
-def _mha_call(args, mask=None):
-    kwargs = {} if mask is None else {"mask": mask}
-    return Call("multi_head_attention", tuple(args), kwargs)
-
-
 @checks.add("multi_head_attention", "shapes", "shapes: 2 heads over 5 positions of width 8, W_o to width 6",
             calls=lambda rng: [_mha_call(_mha_args(rng, (), 5, 5, 8, 2, 4, 4, 6, self_attn=True))])
 def _(calls, outcomes):

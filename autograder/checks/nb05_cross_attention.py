@@ -72,8 +72,7 @@ def _judge_self(call, outcome):
                                _self_call(rng, (2,), 6, 8, 2, 5, 4, 8, causal=False),
                                _self_call(rng, (), 4, 6, 3, 2, 2, 6)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_self(call, outcome)
+    expect.each(calls, outcomes, _judge_self)
 
 
 @checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
@@ -172,8 +171,7 @@ def _lengths(rng, batch, n_enc, empty=False):
                                _cross_call(rng, (2,), 5, 5, 8, 2, 3, 4, 6),
                                _cross_call(rng, (), 3, 5, 8, 2, 4, 4, 8)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_cross(call, outcome)
+    expect.each(calls, outcomes, _judge_cross)
 
 
 @checks.add("cross_attention", "self_special_case", "cross_attention(X, X, ...) is self-attention",
@@ -198,8 +196,7 @@ def _(calls, outcomes):
             calls=lambda rng: [_cross_call(rng, (2,), 5, 5, 6, 3, 2, 2, 6, lengths=np.array([5, 2])),
                                _cross_call(rng, (3,), 4, 6, 8, 2, 3, 4, 5, lengths=_lengths(rng, 3, 6))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_cross(call, outcome)
+    expect.each(calls, outcomes, _judge_cross)
 
 
 @checks.add("cross_attention", "empty_source", "a source of length 0: zeros for that sequence, no NaN",

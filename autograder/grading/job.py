@@ -49,6 +49,7 @@ class AssignmentBundle:
     files: dict[str, bytes] = field(default_factory=dict)  # non-notebook files of solutions/<id>/
     # notebook id -> the released notebook's cells (model.layout): puts back metadata another editor stripped
     layouts: dict[str, list[dict]] = field(default_factory=dict)
+    kit: dict[str, bytes] = field(default_factory=dict)  # the student kit the kernel imports (autograder.kit)
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,8 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
                                               job.trusted)
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
-    result.cells, result.flags = verification.merge(result.cells, verdicts, flags)
+    result.cells, result.flags = verification.merge(result.cells, verdicts, flags,
+                                                    kernel_judged=not (job.kernel_sandbox and bundle.kit))
     if job.timestamp_problem:
         result.flags.append({"kind": "timestamp unreadable", "grade_id": None, "line": None, "cell": None,
                              "evidence": f"{job.timestamp_problem}; graded as "
@@ -311,6 +313,20 @@ class _ErrorLog(logging.Handler):
         self.exc = self.exc or sys.exc_info()[1] or (record.exc_info[1] if record.exc_info else None)
 
 
+def _write_kit(bundle: AssignmentBundle, job: Job, root: Path) -> Path | None:
+    """The student kit the kernel imports, written under ``root``; None (the whole grader) without verification.
+
+    With the kit the in-kernel hidden tests do nothing (only the verified scores count); with
+    ``--no-verify`` nbgrader's in-kernel scores are the scores, so the kernel keeps the grader.
+    """
+    if not (job.verify and bundle.kit):
+        return None
+    for rel, data in bundle.kit.items():
+        (root / "kit" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "kit" / rel).write_bytes(data)
+    return root / "kit"
+
+
 def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, url: str, timing: dict,
                   tests: list[tuple[str, float]]) -> tuple[faults.Fault | None, object]:
     """Run nbgrader's Autograde converter in ``root`` on ``data``; return (its failure classified, autograded nb).
@@ -345,7 +361,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, u
     log.handlers = [errors]
     converter = Autograde(coursedir=CourseDirectory(config=config), config=config, log=log)
     if job.kernel_sandbox:
-        execute = sandboxed_execute(Limits.coerce(bundle.course.grading.sandbox))
+        execute = sandboxed_execute(Limits.coerce(bundle.course.grading.sandbox), _write_kit(bundle, job, root))
     else:
         execute = TimedForkExecute if bundle.course.grading.kernel_start == "fork" else TimedExecute
     converter.autograde_preprocessors = [

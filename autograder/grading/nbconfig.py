@@ -10,11 +10,13 @@ import os
 import sys
 from pathlib import Path
 
+from nbgrader.converters import GenerateAssignment
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Dict
 from traitlets.config import Config
 
 from ..config import Course
+from ..notebook.rubrics import RemoveRubrics
 
 #: What a solution region becomes in the student version (ARCHITECTURE: "a stub
 #: ``raise NotImplementedError()``"); nbgrader's default, stated so it cannot drift.
@@ -67,9 +69,35 @@ def nbgrader_config(course: Course, course_dir: str | Path, db_url: str | None =
     # Execute.timeout wins over ExecutePreprocessor.timeout (field notes).
     c.Execute.timeout = course.grading.cell_timeout
     c.ClearSolutions.code_stub = dict(CODE_STUB)
+    # Rubric cells are instructor-only: the student version never has them (notebook/rubrics.py).
+    c.GenerateAssignment.preprocessors = [*GenerateAssignment.class_traits()["preprocessors"].default(),
+                                          RemoveRubrics]
     c.AssignLatePenalties.plugin_class = CourseLatePenalty
     c.CourseLatePenalty.policies = {a.id: a.late_policy.model_dump() for a in course.assignments}
+    c.Exchange.root = str(course.exchange.path(course_dir))
+    c.Exchange.timezone = course.exchange.timezone
+    # generate_feedback renders the course's feedback page, never the autograded notebook with
+    # its hidden tests (autograder/feedback_exporter.py).
+    c.GenerateFeedback.exporter_class = "autograder.feedback_exporter.FeedbackExporter"
+    # Formgrader's page typesets math with the server's own MathJax, not only cdnjs's: its template
+    # hard-codes the CDN, so offline $\\sqrt{d_k}$ stayed raw (templates/formgrader/formgrade_page.html.j2).
+    c.HTMLExporter.extra_template_paths = [str(Path(__file__).resolve().parents[1] / "templates" / "formgrader")]
+    c.HTMLExporter.template_file = "formgrade_page.html.j2"
     return c
+
+
+def ensure_exchange(course: Course, course_dir: str | Path) -> Path:
+    """Create the course's exchange directory if it is missing (world-writable, as nbgrader asks).
+
+    nbgrader refuses every exchange command while the directory does not exist ("Unwritable
+    directory"), and formgrader warns about it; on a shared server students write their
+    submissions into it, hence mode 0777 (with the sticky bit: nobody deletes another's files).
+    """
+    path = course.exchange.path(course_dir)
+    if not path.exists():
+        path.mkdir(parents=True)
+        path.chmod(0o1777)
+    return path
 
 
 class CourseLatePenalty(LateSubmissionPlugin):

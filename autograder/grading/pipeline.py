@@ -18,6 +18,8 @@ from . import gradebook as gbk
 from .flight import Flight
 from .job import AssignmentBundle, Job, JobResult
 from .nbconfig import absolute_db_url, alembic_on_path
+from ..feedback import EXCHANGE_FILES
+from ..notebook.rubrics import insert_rubrics
 from .record import record_batch
 from .reports import result_record, write_reports
 from .state import GradingState
@@ -152,7 +154,10 @@ def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> Assignme
              if p.is_file() and p.suffix != ".ipynb" and ".ipynb_checkpoints" not in p.parts} if src.exists() else {}
     layouts = {nid: model.layout(src / f"{nid}.ipynb") for nid in course.assignment(aid).notebooks
                if (src / f"{nid}.ipynb").is_file()}
-    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files, layouts)
+    from ..kit.build import kernel_kit_files
+
+    return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files, layouts,
+                            kernel_kit_files(course_dir, aid))
 
 
 def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:
@@ -320,6 +325,24 @@ def _executor(course: Course, bundles, jobs: int, workers: int | None, scheduler
     return LocalPool(bundles, min(workers or course.grading.workers or os.cpu_count() or 1, jobs))
 
 
+def _write_autograded(course_dir: Path, sub: Submission, result: JobResult) -> None:
+    """The autograded notebook for formgrader, with the rubrics after the answers they grade, and the
+    submission's exchange files (``generate_feedback`` and ``release_feedback`` need them), as
+    nbgrader's autograde copies them; a failed notebook's copy is removed, as nbgrader does."""
+    out = course_dir / "autograded" / result.student_id / result.assignment_id / f"{result.notebook_id}.ipynb"
+    if result.autograded is None:
+        if out.exists():
+            out.unlink()
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(insert_rubrics(result.autograded, course_dir / "solutions" / result.assignment_id
+                                   / f"{result.notebook_id}.ipynb"))
+    for name in EXCHANGE_FILES:
+        src = sub.path.parent / name
+        if src.is_file() and not src.is_symlink() and src.stat().st_size <= TIMESTAMP_BYTES * 16:
+            (out.parent / name).write_bytes(src.read_bytes())
+
+
 def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], state, summary) -> None:
     """Record a batch of results (and empty it): gradebook first, then the autograded notebooks, then the state log.
 
@@ -346,13 +369,8 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
             _commit(gb, course, course_dir, single, state, summary)
         batch.clear()
         return
-    for _, result in batch:
-        out = course_dir / "autograded" / result.student_id / result.assignment_id / f"{result.notebook_id}.ipynb"
-        if result.autograded is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(result.autograded)
-        elif out.exists():
-            out.unlink()  # as nbgrader does for a failed notebook
+    for sub, result in batch:
+        _write_autograded(course_dir, sub, result)
     state.append([result_record(result, penalty) for (_, result), penalty in zip(batch, penalties)])
     # The reports follow every batch (written atomically), so one read mid-run, or after a
     # killed run, is as current as the gradebook.

@@ -1,4 +1,10 @@
-"""``reports/grades.csv`` and ``reports/results.json`` (format in docs/ARCHITECTURE.md)."""
+"""``reports/grades.csv`` and ``reports/results.json`` (format in docs/ARCHITECTURE.md).
+
+Both are written from the grading log (what ``autograder grade`` recorded) overlaid with the
+gradebook (:mod:`.handgrades`: hand grades, overrides, comments, late penalties), so they agree
+with ``nbgrader export`` and formgrader; :func:`refresh_reports` rewrites them after hand grading
+(``autograder report`` and ``autograder feedback`` call it).
+"""
 from __future__ import annotations
 
 import csv
@@ -7,7 +13,10 @@ import json
 import os
 from pathlib import Path
 
-from ..config import Course
+from ..config import Course, load_course
+from .handgrades import overlay_all
+from .nbconfig import absolute_db_url
+from .state import GradingState
 
 
 def result_record(result, late_penalty: float | None = None) -> dict:
@@ -43,12 +52,22 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def write_reports(course: Course, course_dir: str | Path, records: list[dict]) -> tuple[Path, Path]:
+def write_reports(course: Course, course_dir: str | Path, records: list[dict],
+                  gradebook: bool = True) -> tuple[Path, Path]:
     """Write grades.csv and results.json from every recorded submission.
 
     The CSV has one row per student (roster students without a submission included), one
-    column per assignment (score minus late penalty, summed over its notebooks), ``total`` (the
-    non-bonus assignments; bonus points stay in their own column) and ``flags``.
+    column per assignment (the gradebook's score minus its late penalty, summed over the
+    assignment's notebooks: what ``nbgrader export`` calls ``score``), left **blank** when the
+    student submitted nothing for it; ``total`` (the non-bonus assignments, a missing one
+    counting 0; bonus points stay in their own column), ``not_submitted`` (the assignments, bonus
+    ones included, with no submission), ``needs_manual_grading`` (cells waiting for a hand
+    grade) and ``flags``.
+
+    Parameters
+    ----------
+    gradebook : bool
+        Overlay the gradebook's hand grades, comments and penalties (False: the records as they are).
 
     Returns
     -------
@@ -59,29 +78,65 @@ def write_reports(course: Course, course_dir: str | Path, records: list[dict]) -
     out = course_dir / "reports"
     out.mkdir(parents=True, exist_ok=True)
     records = sorted(records, key=lambda r: (r["student_id"], r["assignment_id"], r["notebook_id"]))
+    if gradebook:
+        records = overlay_all(records, absolute_db_url(course.grading.db_url, course_dir), course.course_id)
     _atomic_write(out / "results.json", json.dumps({
         "course_id": course.course_id, "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
-        "seed_policy": "fresh per run", "submissions": records}, indent=1))
-
-    ids = [a.id for a in course.assignments]
-    bonus = {a.id for a in course.assignments if a.bonus}
-    students = sorted(set(_roster(course, course_dir)) | {r["student_id"] for r in records})
-    rows = {s: {"student_id": s, **{a: 0.0 for a in ids}, "flags": []} for s in students}
-    for r in records:
-        if r["assignment_id"] in rows[r["student_id"]]:
-            rows[r["student_id"]][r["assignment_id"]] += r["score"] - (r.get("late_penalty") or 0.0)
-        for f in r["flags"]:
-            rows[r["student_id"]]["flags"].append(f"{f['kind']}: {r['assignment_id']}/{f.get('grade_id') or '-'}")
-        if r["status"] == "failed":
-            rows[r["student_id"]]["flags"].append(f"failed: {r['assignment_id']} ({r['reason']})")
+        "seed_policy": "fresh per run", "missing_policy": MISSING_POLICY, "submissions": records}, indent=1))
     path = out / "grades.csv"
     tmp = path.with_suffix(".csv.tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["student_id", *ids, "total", "flags"])
-        for s, row in rows.items():
-            total = sum(row[a] for a in ids if a not in bonus)
-            writer.writerow([spreadsheet_safe(s), *(f"{row[a]:g}" for a in ids), f"{total:g}",
+        ids = [a.id for a in course.assignments]
+        writer.writerow(["student_id", *ids, "total", "not_submitted", "needs_manual_grading", "flags"])
+        for row in grade_rows(course, course_dir, records):
+            writer.writerow([spreadsheet_safe(row["student_id"]),
+                             *("" if row[a] is None else f"{row[a]:g}" for a in ids), f"{row['total']:g}",
+                             " ".join(row["not_submitted"]), row["needs_manual_grading"],
                              spreadsheet_safe("; ".join(row["flags"]))])
     os.replace(tmp, path)
     return path, out / "results.json"
+
+
+def net_score(record: dict) -> float:
+    """A submission's score after its late penalty, never below 0 (``nbgrader export``'s ``score``)."""
+    return max(0.0, float(record.get("score") or 0.0) - float(record.get("late_penalty") or 0.0))
+
+
+#: How totals treat an assignment a student did not submit (results.json says it too).
+MISSING_POLICY = "an assignment not submitted is blank in its column and counts 0 in the total"
+
+
+def grade_rows(course: Course, course_dir: str | Path, records: list[dict]) -> list[dict]:
+    """One row per student: ``{student_id, <assignment>: score or None, total, not_submitted,
+    needs_manual_grading, flags}`` (``None``: nothing submitted; see :data:`MISSING_POLICY`)."""
+    ids = [a.id for a in course.assignments]
+    bonus = {a.id for a in course.assignments if a.bonus}
+    students = sorted(set(_roster(course, Path(course_dir))) | {r["student_id"] for r in records})
+    rows = {s: {"student_id": s, **{a: None for a in ids}, "needs_manual_grading": 0, "flags": []} for s in students}
+    for r in records:
+        row = rows[r["student_id"]]
+        if r["assignment_id"] in ids:
+            row[r["assignment_id"]] = (row[r["assignment_id"]] or 0.0) + net_score(r)
+        row["needs_manual_grading"] += int(r.get("needs_manual_grading") or 0)
+        for f in r["flags"]:
+            row["flags"].append(f"{f['kind']}: {r['assignment_id']}/{f.get('grade_id') or '-'}")
+        if r["status"] == "failed":
+            row["flags"].append(f"failed: {r['assignment_id']} ({r['reason']})")
+    for row in rows.values():
+        row["total"] = sum(row[a] or 0.0 for a in ids if a not in bonus)
+        row["not_submitted"] = [a for a in ids if row[a] is None]
+    return list(rows.values())
+
+
+def refresh_reports(course_dir: str | Path = ".") -> tuple[Path, Path] | None:
+    """Rewrite grades.csv and results.json from the grading log and the gradebook as they are now.
+
+    What formgrader changed since ``autograder grade`` (hand grades, comments) then shows in
+    every output. Returns None (and writes nothing) where the course has no grading log.
+    """
+    course_dir = Path(course_dir)
+    state = GradingState(course_dir / "reports")
+    if not state.path.exists():
+        return None
+    return write_reports(load_course(course_dir), course_dir, list(state.records.values()))

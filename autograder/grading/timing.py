@@ -166,11 +166,12 @@ class TimedSandboxExecute(TimedExecute):
     """
 
 
-def sandboxed_execute(limits) -> type[TimedSandboxExecute]:
-    """A TimedSandboxExecute whose kernels get ``limits`` (``course.yml`` ``grading.sandbox``)."""
+def sandboxed_execute(limits, kit=None) -> type[TimedSandboxExecute]:
+    """A TimedSandboxExecute whose kernels get ``limits`` (``course.yml`` ``grading.sandbox``) and the
+    student kit in directory ``kit`` (None: the whole grader, see :func:`autograder.sandbox.kernel.kernel_command`)."""
     from ..sandbox.kernel import manager_class
 
-    manager = manager_class(limits)
+    manager = manager_class(limits, None if kit is None else str(kit))
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("kernel_manager_class", manager)

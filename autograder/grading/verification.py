@@ -62,8 +62,8 @@ def task_of(grade_id: str) -> str | None:
     return getattr(check, "task", None)
 
 
-def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict] | None = None
-          ) -> tuple[list[dict], list[dict]]:
+def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict] | None = None,
+          kernel_judged: bool = True) -> tuple[list[dict], list[dict]]:
     """Combine nbgrader's per-cell results with a verification result.
 
     Parameters
@@ -76,6 +76,11 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
         skipped or unavailable.
     flags : list of dict, optional
         Flags reported by verification (kept as they are).
+    kernel_judged : bool
+        Whether the kernel's test cells ran the hidden checks (the whole grader in the kernel:
+        ``--unsafe-no-sandbox``). With the student kit in the kernel they do nothing (its visible
+        line checks the public example only), so a difference from the verified result is no sign
+        of tampering and is not flagged.
 
     Returns
     -------
@@ -85,8 +90,8 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
         nbgrader's only when ``verdicts`` is None (verification off, or no checks registered).
         An auto-graded cell without a verdict scores 0 (and is flagged).
     flags : list of dict
-        The given flags plus a ``"possible tampering"`` flag for every cell whose nbgrader
-        outcome (full marks or not) disagrees with the verified one.
+        The given flags plus, when ``kernel_judged``, a ``"possible tampering"`` flag for every
+        cell whose nbgrader outcome (full marks or not) disagrees with the verified one.
     """
     out, flags = [], list(flags or [])
     for cell in cells:
@@ -109,7 +114,7 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
             row.update(score=verified, verified_score=verified, passed=verdict["passed"],
                        message=None if verdict["passed"] else verdict["message"],
                        misconception=verdict["misconception"], task=verdict["task"] or row["task"])
-            if _disagree(cell, verdict) and not verdict.get("withheld"):
+            if kernel_judged and _disagree(cell, verdict) and not verdict.get("withheld"):
                 flags.append({
                     "kind": "possible tampering", "grade_id": cell["grade_id"], "line": None, "cell": None,
                     "evidence": f"nbgrader scored {nb_score or 0:g}/{max_score:g} in the student's kernel, "
@@ -137,9 +142,10 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
     ``verify_submission`` raising KeyError means the assignment has no registered checks.
 
     ``cells`` are nbgrader's results (as for :func:`merge`). When the answers were computed with
-    the sandbox's matplotlib stand-in and some verdict disagrees with nbgrader's, the submission is
-    verified again, same seed, with the real matplotlib, so that a difference is never the
-    stand-in's doing: only the second verification counts.
+    the sandbox's matplotlib stand-in and some verdict fails, or disagrees with nbgrader's (whose
+    kernel ran the real matplotlib: its test cells' visible lines check the public example), the
+    submission is verified again, same seed, with the real matplotlib, so that a lost point is
+    never the stand-in's doing: only the second verification counts.
 
     Fails closed: when verification itself goes wrong (the static scan, the runner, decoding an
     answer: anything but the sandbox failing to start), every auto-graded cell gets a failed
@@ -163,7 +169,8 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
         result = verifier(assignment_id, notebook, seed, limits, trusted=trusted)
         verdicts, flags = normalise(result)
         if _get(result, "matplotlib") == "stand-in" and any(
-                not cell["manual"] and cell["grade_id"] in verdicts and _disagree(cell, verdicts[cell["grade_id"]])
+                not cell["manual"] and cell["grade_id"] in verdicts
+                and (not verdicts[cell["grade_id"]]["passed"] or _disagree(cell, verdicts[cell["grade_id"]]))
                 for cell in cells or []):
             verdicts, flags = normalise(verifier(assignment_id, notebook, seed, dict(limits, matplotlib="real"),
                                                  trusted=trusted))

@@ -42,6 +42,14 @@ def write_report(results_path: str | Path = DEFAULT_RESULTS, html_path: str | Pa
     return summary
 
 
+def refresh(course_dir: str | Path) -> None:
+    """Rewrite the course's results.json and grades.csv with the gradebook's hand grades (see
+    :func:`autograder.grading.reports.refresh_reports`); nothing where the course was never graded."""
+    if (Path(course_dir) / "course.yml").is_file():
+        from autograder.grading.reports import refresh_reports
+        refresh_reports(course_dir)
+
+
 # ---------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--course", "--course-dir", dest="course_dir", default=".", help="course directory (course.yml, reports/); default: .")
@@ -61,6 +69,8 @@ def main(args: argparse.Namespace | list[str] | None = None) -> int:
     html_path = None if getattr(args, "no_html", False) else (
         Path(args.html) if getattr(args, "html", None) else course_dir / DEFAULT_HTML)
     try:
+        if not getattr(args, "results", None):
+            refresh(course_dir)
         write_report(results, html_path, course_dir=course_dir, top=getattr(args, "top", 10))
     except (FileNotFoundError, ValueError) as exc:
         print(f"autograder report: {exc}", file=sys.stderr)

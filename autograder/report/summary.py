@@ -49,6 +49,10 @@ class ScoreRow:
     scores: list[float]  # one per graded or failed submission
     submitted: int
     bonus: bool = False
+    not_submitted: int = 0  # students of the class (roster or results) with no submission of it
+    needs_manual: int = 0  # cells still waiting for a hand grade (formgrader)
+    hand_points: float = 0.0  # points given by hand so far
+    hand_max: float = 0.0  # points of the manually graded cells of the submissions
 
     def stats(self) -> dict:
         s = self.scores
@@ -139,6 +143,18 @@ def _course_info(course_dir) -> tuple[dict[str, str], set[str], list[str]]:
             [a.id for a in course.assignments])
 
 
+def _roster(course_dir) -> list[str]:
+    """The roster's students (course.yml ``roster``), when there is one: they count as not submitted."""
+    if course_dir is None:
+        return []
+    try:
+        from autograder.config import load_course
+        from autograder.grading.reports import _roster as roster_of
+        return roster_of(load_course(course_dir), Path(course_dir))
+    except Exception:  # noqa: BLE001 - optional, like the rest of course.yml here
+        return []
+
+
 def cell_task(cell: dict, checks: dict) -> str | None:
     """The task of a results.json cell (its ``task`` field, else the checks registry)."""
     if cell.get("task"):
@@ -158,7 +174,7 @@ def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[st
     bonus = set(bonus if bonus is not None else course_bonus)
     subs = results.get("submissions", [])
     assignments = _assignment_order(subs, course_order, registry_tasks)
-    students = sorted({s.get("student_id") for s in subs})
+    students = sorted({s.get("student_id") for s in subs} | set(_roster(course_dir)))
     tally = _Tally(_task_rows(subs, assignments, checks, registry_tasks))
     for sub in subs:
         tally.add(sub, checks)
@@ -168,9 +184,10 @@ def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[st
                          sorted({s for s, _ in who}))
         for mid, who in tally.mis_subs.items()]
     misconceptions.sort(key=lambda m: (-m.count, m.id))
-    submitted = Counter(s.get("assignment_id") for s in subs)
+    submitted = {a: len({s.get("student_id") for s in subs if s.get("assignment_id") == a}) for a in assignments}
     score_rows = [ScoreRow(a, course_titles.get(a, a), tally.max_scores.get(a, 0.0), tally.per_assignment[a],
-                           submitted[a], a in bonus) for a in assignments]
+                           submitted[a], a in bonus, len(students) - submitted[a], tally.needs_manual[a],
+                           tally.hand_points[a], tally.hand_max[a]) for a in assignments]
     regular = [a for a in assignments if a not in bonus]
     totals = {s: sum(tally.student_scores.get((s, a), 0.0) for a in regular) for s in students}
     bonus_totals = {s: sum(tally.student_scores.get((s, a), 0.0) for a in bonus if a in assignments) for s in students}
@@ -224,12 +241,21 @@ class _Tally:
         self.per_assignment: dict[str, list[float]] = defaultdict(list)
         self.max_scores: dict[str, float] = {}
         self.student_scores: dict[tuple[str, str], float] = defaultdict(float)
+        self.needs_manual: Counter = Counter()
+        self.hand_points: dict[str, float] = defaultdict(float)
+        self.hand_max: dict[str, float] = defaultdict(float)
 
     def add(self, sub: dict, checks) -> None:
         a, sid = sub.get("assignment_id"), sub.get("student_id")
         where = {"student_id": sid, "assignment_id": a, "notebook_id": sub.get("notebook_id")}
-        score = float(sub.get("score") or 0.0)
+        # What grades.csv and nbgrader export call the score: after the late penalty.
+        score = max(0.0, float(sub.get("score") or 0.0) - float(sub.get("late_penalty") or 0.0))
         self.per_assignment[a].append(score)
+        self.needs_manual[a] += int(sub.get("needs_manual_grading") or 0)
+        for cell in sub.get("cells") or []:
+            if cell.get("manual"):
+                self.hand_max[a] += float(cell.get("max_score") or 0.0)
+                self.hand_points[a] += float(cell.get("manual_score") or 0.0)
         self.student_scores[(sid, a)] += score
         if sub.get("max_score") is not None:
             self.max_scores[a] = max(self.max_scores.get(a, 0.0), float(sub["max_score"]))

@@ -84,28 +84,44 @@ def _misconceptions(summary: ClassSummary, top: int, width: int) -> list[str]:
 
 def _scores(summary: ClassSummary) -> list[str]:
     out: list[str] = []
-    out.append("Scores per assignment (graded and failed submissions)")
+    out.append("Scores per assignment (after late penalties; hand grades from the gradebook)")
     aw = max([len(s.assignment) for s in summary.scores] + [10])
-    out.append(f"  {'assignment'.ljust(aw)}  subm.  mean  median  min  max   of  distribution (0% → 100%)")
+    out.append(f"  {'assignment'.ljust(aw)}  subm.  missing  mean  median  min  max   of  distribution (0% → 100%)")
     for s in summary.scores:
         st = s.stats()
         counts = [c for _, _, c in histogram(s.scores, s.max_score)]
         spark = "".join(" ▁▂▃▄▅▆▇█"[0 if not c else 1 + round(7 * c / max(counts))] for c in counts)
-        out.append(f"  {(s.assignment + (' *' if s.bonus else '')).ljust(aw)}  {s.submitted:>5}  {points_text(st['mean']):>4}  "
-                   f"{points_text(st['median']):>6}  {points_text(st['min']):>3}  {points_text(st['max']):>3}  {points_text(s.max_score):>3}  |{spark}|")
+        out.append(f"  {(s.assignment + (' *' if s.bonus else '')).ljust(aw)}  {s.submitted:>5}  {s.not_submitted:>7}  "
+                   f"{points_text(st['mean']):>4}  {points_text(st['median']):>6}  {points_text(st['min']):>3}  "
+                   f"{points_text(st['max']):>3}  {points_text(s.max_score):>3}  |{spark}|")
     if any(s.bonus for s in summary.scores):
         out.append("  * bonus: not part of the total")
+    out.append("  mean/median/min/max are over the submissions; a missing submission is not a 0 there")
     out.append("")
+    out += _hand_grading(summary)
     totals = list(summary.totals.values())
     if totals:
-        out.append(f"Total per student (of {points_text(summary.total_max)}): mean {points_text(statistics.fmean(totals))}, "
-                   f"median {points_text(statistics.median(totals))}")
+        out.append(f"Total per student (of {points_text(summary.total_max)}; an assignment not submitted counts 0): "
+                   f"mean {points_text(statistics.fmean(totals))}, median {points_text(statistics.median(totals))}")
         hist = histogram(totals, summary.total_max)
         biggest = max(c for _, _, c in hist)
         for i, (lo, hi, c) in enumerate(hist):
             label = f"{10 * i}–{10 * i + 10}%"
             out.append(f"  {label:>8}  {str(c).rjust(3)}  {_bar(c, biggest)}")
         out.append("")
+    return out
+
+
+def _hand_grading(summary: ClassSummary) -> list[str]:
+    rows = [s for s in summary.scores if s.hand_max]
+    if not rows:
+        return []
+    out = ["Hand grading (formgrader): points given by hand, and cells still to grade"]
+    aw = max(len(s.assignment) for s in rows)
+    for s in rows:
+        out.append(f"  {s.assignment.ljust(aw)}  hand-graded {points_text(s.hand_points)} of "
+                   f"{points_text(s.hand_max)} points  needs manual grading: {s.needs_manual}")
+    out.append("")
     return out
 
 

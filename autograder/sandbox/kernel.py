@@ -9,7 +9,9 @@ gets the same walls as the verification runner (``launch.py``):
 * new user, mount, pid, network, IPC, UTS and cgroup namespaces, uid 65534, no capabilities, a
   new session, killed with the grader (``--die-with-parent``: the whole pid namespace goes);
 * a file system of ``/usr``, the Python installation and virtual environment (read-only), the
-  course's ``autograder`` and ``attention_ref`` packages (read-only, at ``/kit``), the
+  student kit of the graded assignment (its ``autograder`` and ``attention_ref`` packages,
+  read-only, at ``/kit``: visible checks from public data, the given building blocks, a
+  hidden-test call that does nothing; the whole grader only with ``--no-verify``), the
   notebook's directory and ``/etc/fonts`` (read-only), a size-limited scratch ``/tmp`` (home and
   working files, matplotlib's font list copied in read-only), a 1 MiB tmpfs for its sockets and
   its connection file (read-only); no course directory,
@@ -55,7 +57,10 @@ SHARED_ETC = ("/etc/fonts",)
 PASSED_ENV = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING", "MPLBACKEND")
 
 
-def _kit_packages() -> list[tuple[str, str]]:
+def _kit_packages(kit: str | None = None) -> list[tuple[str, str]]:
+    """``(host path, path inside)`` of the packages bound at ``/kit``: the student kit's, or the whole grader's."""
+    if kit is not None:
+        return [(str(Path(kit) / name), f"{KIT}/{name}") for name in ("autograder", "attention_ref")]
     import attention_ref
 
     import autograder
@@ -63,18 +68,21 @@ def _kit_packages() -> list[tuple[str, str]]:
     return [(str(Path(m.__file__).resolve().parent), f"{KIT}/{m.__name__}") for m in (autograder, attention_ref)]
 
 
-def kernel_command(cmd: list[str], *, connection: str, cwd: str | None, limits: Limits, env: dict) -> list[str]:
+def kernel_command(cmd: list[str], *, connection: str, cwd: str | None, limits: Limits, env: dict,
+                   kit: str | None = None) -> list[str]:
     """The bwrap command line that runs the kernel command ``cmd`` (see the module docstring).
 
     ``connection`` is the host path of the kernel's connection file, bound read-only at
-    :data:`INSIDE_CONNECTION`; ``cmd``'s ``-f`` argument is pointed there.
+    :data:`INSIDE_CONNECTION`; ``cmd``'s ``-f`` argument is pointed there. ``kit``: the directory
+    of the student kit (``autograder`` and ``attention_ref``) to bind at ``/kit``; None binds the
+    whole grader (``--no-verify``, whose in-kernel hidden tests are the scores).
     """
     wrap = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds(),
             "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp"]
     for root in _python_roots():
         wrap += ["--ro-bind", root, root]
-    for source, target in _kit_packages():
+    for source, target in _kit_packages(kit):
         wrap += ["--ro-bind", source, target]
     # The sockets live on a tmpfs of the sandbox's own (1 MiB): nothing the kernel writes
     # reaches the grader's disk. The grader connects through /proc/<pid>/root (see launch_kernel).
@@ -113,6 +121,7 @@ class SandboxProvisioner(LocalProvisioner):
     """Launches the kernel command inside bubblewrap (see :func:`kernel_command`)."""
 
     limits: Limits = Limits()
+    kit: str | None = None
 
     async def launch_kernel(self, cmd, **kwargs):
         """Launch ``cmd`` in the sandbox (see LocalProvisioner.launch_kernel)."""
@@ -121,7 +130,7 @@ class SandboxProvisioner(LocalProvisioner):
         inside = os.path.join(km.private_dir, "inside.json")
         shutil.copyfile(km.connection_file, inside)
         cmd = kernel_command(list(cmd), connection=inside, cwd=kwargs.pop("cwd", None),
-                             limits=self.limits, env=dict(kwargs.get("env") or os.environ))
+                             limits=self.limits, env=dict(kwargs.get("env") or os.environ), kit=self.kit)
         self.group = cgroup.Group(pids=self.limits.pids, memory_bytes=int(self.limits.memory_mb) << 20)
         kwargs["env"] = {"PATH": "/usr/bin:/bin"}
         info = await super().launch_kernel(self.group.wrap(cmd), cwd=None, **kwargs)
@@ -156,6 +165,7 @@ class SandboxKernelManager(AsyncKernelManager):
     """AsyncKernelManager whose kernel runs in bubblewrap and talks over Unix sockets."""
 
     limits: Limits = Limits()
+    kit: str | None = None
 
     async def _async_pre_start_kernel(self, **kw):
         if self.provisioner is None:
@@ -166,9 +176,11 @@ class SandboxKernelManager(AsyncKernelManager):
             self.kernel_id = self.kernel_id or kw.pop("kernel_id", str(uuid.uuid4()))
             self.provisioner = SandboxProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
             self.provisioner.limits = self.limits
+            self.provisioner.kit = self.kit
         return await super()._async_pre_start_kernel(**kw)
 
 
-def manager_class(limits: Limits) -> type[SandboxKernelManager]:
-    """A SandboxKernelManager subclass bound to ``limits`` (nbclient instantiates the class itself)."""
-    return type("BoundSandboxKernelManager", (SandboxKernelManager,), {"limits": limits})
+def manager_class(limits: Limits, kit: str | None = None) -> type[SandboxKernelManager]:
+    """A SandboxKernelManager subclass bound to ``limits`` and the kit directory bound at ``/kit``
+    (nbclient instantiates the class itself)."""
+    return type("BoundSandboxKernelManager", (SandboxKernelManager,), {"limits": limits, "kit": kit})

@@ -194,7 +194,7 @@ class SessionResult:
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
                 given: Sequence[str], graded: Sequence[str], assignment: str, limits: Limits,
-                kind: str | None = None, trusted: bool = False) -> SessionResult:
+                kind: str | None = None, trusted: bool = False, substitute: Sequence[str] = ()) -> SessionResult:
     """Run ``cells`` then ``calls`` (``(id, Call, task)``) in the sandbox, restarting past what hangs or kills it.
 
     A cell that does not finish within ``cell_seconds`` or that kills the process is recorded and
@@ -205,10 +205,13 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     With ``limits.matplotlib == "stand-in"`` the notebook first runs against the matplotlib
     stand-in (``mpl_standin.py``); if a cell failed after using it, or a graded call used it at
     all, everything runs again with the real matplotlib and only that second session counts.
+
+    ``substitute``: names of ``given`` that the runner binds in the notebook's namespace after its
+    cells ran, before the calls (task isolation: a composite task called with the reference's helpers).
     """
     kind = kind or sandbox_kind()
     start = time.monotonic()
-    args = (cells, calls, given, graded, assignment, limits, kind, start, trusted)
+    args = (cells, calls, given, graded, assignment, limits, kind, start, trusted, tuple(substitute))
     if limits.matplotlib != "stand-in":
         return _session(*args, standin=False)[0]
     first, suspect = _session(*args, standin=True)
@@ -222,7 +225,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     return second
 
 
-def _session(cells, calls, given, graded, assignment, limits, kind, start, trusted, *, standin: bool
+def _session(cells, calls, given, graded, assignment, limits, kind, start, trusted, substitute, *, standin: bool
              ) -> tuple[SessionResult, bool]:
     """One verification session (see :func:`run_session`); also whether the stand-in is suspect."""
     drop = _drop_to_nobody_possible()
@@ -242,7 +245,8 @@ def _session(cells, calls, given, graded, assignment, limits, kind, start, trust
         while session.pending or session.runs == 0:
             if session.out_of_runs():
                 break
-            job = dict(session.job_spec(), assignment=assignment, given=list(given), graded=list(graded))
+            job = dict(session.job_spec(), assignment=assignment, given=list(given), graded=list(graded),
+                       substitute=list(substitute))
             (job_dir / "job.json").write_text(json.dumps(job))
             os.chmod(base, 0o755)
             run = _Run(pending=list(session.pending), cell_indices=session.cell_indices - session.skip,

@@ -101,6 +101,20 @@ def _given_reference(job_dir):
     sys.path.insert(0, os.path.join(job_dir, "given"))
 
 
+def _reference_helpers(names):
+    """The given package's versions of ``names``, bound before any student code runs.
+
+    Task isolation: a run that grades a composite task (``multi_head_attention``) has its helpers
+    (``split_heads``, ...) in its given package, and the runner puts them in the notebook's
+    namespace after the cells, so the student's composite is judged with correct helpers. The
+    helpers' own checks ran in an earlier process, whose given package did not hold them.
+    """
+    if not names:
+        return {}
+    import attention_ref
+    return {name: getattr(attention_ref, name) for name in names}
+
+
 def _decode(node, arrays):
     if node is None or isinstance(node, (bool, int)):
         return node
@@ -168,6 +182,7 @@ def main(job_dir, fd, control_fd=None):
     for cell in cells:
         if cell["index"] not in skip:
             _run_cell(fd, cell, namespace, standin)
+    namespace.update(_BOUND["substitutes"])
     for call_id, call in calls:
         _send(fd, {"event": "call", "id": call_id})
         touches = _touches(standin)
@@ -229,6 +244,7 @@ def _prepare(job_dir):
         _preload_pyplot()
     _stub_modules(job["assignment"])
     _given_reference(job_dir)
+    _BOUND["substitutes"] = _reference_helpers(job.get("substitute", []))
     with np.load(os.path.join(job_dir, "inputs.npz"), allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     calls = []

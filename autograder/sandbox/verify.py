@@ -9,7 +9,7 @@ from ..checks import MODULES, checks_for_assignment
 from ..checks.core import Outcome, Verdict, check_rng, evaluate
 from ..notebook.model import NotANotebook, read_cells
 from .command import Limits, sandbox_kind
-from .launch import run_session
+from .launch import SessionResult, run_session
 from .scan import scan_cells
 
 
@@ -46,6 +46,35 @@ def _all_failed(checks, message: str, misconception: str | None = None) -> dict[
     return {c.grade_id: Verdict(c.grade_id, c.task, c.title, False, message, misconception) for c in checks}
 
 
+def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted) -> SessionResult:
+    """The calls of plain tasks in one sandbox session, then each composite task's calls in a fresh one.
+
+    Task isolation: a composite task (``multi_head_attention``) is judged with the reference's
+    helpers, which must never be in the given package of the run that grades the helpers. So the
+    helpers are graded first in a process without them; then a new process, whose given package
+    holds the helpers (and grades only the composite), runs the cells again and calls the
+    composite with the helpers substituted (``runner._reference_helpers``).
+    """
+    groups: dict[tuple[str, ...], list] = {}
+    for call_id, call, check in calls:
+        groups.setdefault(check.helpers, []).append((call_id, call, check.task))
+    results = []
+    for helpers, group in sorted(groups.items(), key=lambda item: len(item[0])):
+        results.append(run_session(runnable, group, given=[*given, *helpers],
+                                   graded=[t for t in graded if t not in helpers], assignment=assignment_id,
+                                   limits=limits, kind=sandbox_kind(), trusted=trusted, substitute=helpers))
+    first = results[0]
+    for later in results[1:]:
+        first.outcomes.update(later.outcomes)
+        for index, error in later.cell_errors.items():
+            first.cell_errors.setdefault(index, error)
+        first.notes += [n for n in later.notes if n not in first.notes]
+        first.runs += later.runs
+        first.seconds += later.seconds
+        first.cpu_seconds += later.cpu_seconds
+    return first
+
+
 def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
                       limits: Limits | Mapping[str, Any] | None = None, *, trusted: bool = False
                       ) -> VerificationResult:
@@ -77,11 +106,10 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
         ids = []
         for call in check.make_calls(check_rng(seed, check.grade_id)):
             ids.append(len(calls))
-            calls.append((len(calls), call, check.task))
+            calls.append((len(calls), call, check))
         per_check.append(ids)
     runnable = [(c.index, c.python) for c in cells if c.python is not None]
-    session = run_session(runnable, calls, given=given, graded=graded, assignment=assignment_id,
-                          limits=limits, kind=sandbox_kind(), trusted=trusted)
+    session = _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted)
 
     verdicts = {}
     for check, ids in zip(checks, per_check):

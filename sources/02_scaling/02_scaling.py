@@ -336,6 +336,9 @@ except NotImplementedError:
 # **Task.** Write `scaled_dot_product_attention(Q, K, V)` returning the pair `(output, weights)`, with `output` of
 # shape `(..., n_q, d_v)` and `weights` of shape `(..., n_q, n_k)`. Use the given `attention_scores`, `softmax`
 # and `weighted_average` and your `scale_scores`. (Notebook 03 adds a mask.)
+#
+# *How it is graded:* your `scaled_dot_product_attention` is graded with a correct `scale_scores` put in place of
+# yours, so a mistake in `scale_scores` costs points on that task only.
 
 # %% nbgrader={"grade": false, "grade_id": "scaled_dot_product_attention", "locked": false, "schema_version": 3, "solution": true, "task": false} cell_id="c29-scaled-dot-product-attention"
 def scaled_dot_product_attention(Q, K, V):
@@ -543,6 +546,9 @@ check("STOP_AND_TRY_REASON_value", globals())
 # * **1 point: without the division.** The order stays the same (dividing by a positive number never reorders),
 #   the weights get sharper (0.665, 0.245, 0.090 instead of ≈ 0.576, 0.284, 0.140). Half a point for "sharper"
 #   without saying that the winner does not change.
+#
+# Typical answers that lose points: "because of the scaling" as the reason for the largest weight (0 for the first
+# point); "the division makes the weights sum to one" (0 for the second).
 
 # %% [markdown] cell_id="c56b-understanding"
 # ## Check your understanding

@@ -254,6 +254,9 @@ print("the given softmax:                  ", softmax(row))
 # **Task.** Write `scaled_dot_product_attention(Q, K, V, mask=None)` returning `(output, weights)`: as in
 # notebook 02 when `mask` is `None`; otherwise apply the mask (boolean or floating, broadcasting against
 # `(..., n_q, n_k)`) to the **scaled** scores before the softmax. Do not modify the inputs.
+#
+# *How it is graded:* your `scaled_dot_product_attention` is graded with a correct `apply_mask` put in place of
+# yours, so a mistake in `apply_mask` costs points on that task only.
 
 # %% nbgrader={"grade": false, "grade_id": "scaled_dot_product_attention", "locked": false, "schema_version": 3, "solution": true, "task": false} cell_id="c24-scaled-dot-product-attention"
 def scaled_dot_product_attention(Q, K, V, mask=None):

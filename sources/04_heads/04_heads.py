@@ -374,6 +374,9 @@ check("merge_heads_float32_unmodified", globals())
 # **Task.** Write `multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None)`. It returns
 # `(output, weights)`: the output `(..., n_q, d_out)` and the weights of every head `(..., num_heads, n_q, n_k)`.
 # Use your `project`, `split_heads`, `merge_heads` and the given `scaled_dot_product_attention`.
+#
+# *How it is graded:* your `multi_head_attention` is graded with correct `project`, `split_heads` and
+# `merge_heads` put in place of yours, so a mistake in one of those costs points on that task only.
 
 # %% nbgrader={"grade": false, "grade_id": "multi_head_attention", "locked": false, "schema_version": 3, "solution": true, "task": false} cell_id="sol-multi-head-attention"
 def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):

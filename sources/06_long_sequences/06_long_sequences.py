@@ -61,8 +61,14 @@ TABLE_BYTES = 8 * 4096 * 4096 * 4  # heads x n_q x n_k weights, 4 bytes each: 53
 # %% cell_id="code-03"
 grader.check("TABLE_BYTES")
 
-# %% nbgrader={"grade": true, "grade_id": "TABLE_BYTES_value", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} cell_id="test-TABLE-BYTES-value"
-# Hidden test: TABLE_BYTES, bytes of the weights of 8 heads at n = 4096 in float32 (2 points)
+# %% nbgrader={"grade": true, "grade_id": "TABLE_BYTES_format", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-TABLE-BYTES-format"
+# Hidden test: TABLE_BYTES, a positive whole number of bytes (1 point)
+### BEGIN HIDDEN TESTS
+check("TABLE_BYTES_format", globals())
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "TABLE_BYTES_value", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-TABLE-BYTES-value"
+# Hidden test: TABLE_BYTES, bytes of the weights of 8 heads at n = 4096 in float32 (1 point)
 ### BEGIN HIDDEN TESTS
 check("TABLE_BYTES_value", globals())
 ### END HIDDEN TESTS

@@ -129,6 +129,22 @@ def lab_server(tmp_path_factory) -> LabServer:
     base = tmp_path_factory.mktemp("jupyterlab")
     root = base / "root"
     root.mkdir()
+    # nbgrader's Validate handler reads nbgrader_config.py from the server's working directory
+    # (and the Jupyter config path); put the course's there so validation uses the course's
+    # settings (cell timeout, stubs). Without it validation still works, with nbgrader's defaults.
+    for name in ("nbgrader_config.py", "course.yml"):
+        if (REPO / name).is_file():
+            shutil.copy2(REPO / name, root / name)
+    server = start_lab(base, root, cwd=root)
+    try:
+        yield server
+    finally:
+        stop_lab(server)
+
+
+def start_lab(base: Path, root: Path, cwd: Path, extra_args: tuple[str, ...] = ()) -> LabServer:
+    """Start JupyterLab serving ``root`` from working directory ``cwd``, its Jupyter dirs under ``base``
+    (``base/config`` is its JUPYTER_CONFIG_DIR); wait until it answers."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "MPLBACKEND"))}
     for var, sub in [
         ("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
@@ -136,18 +152,11 @@ def lab_server(tmp_path_factory) -> LabServer:
         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("IPYTHONDIR", "ipython"),
         ("MPLCONFIGDIR", "mpl"),
     ]:
-        (base / sub).mkdir()
+        (base / sub).mkdir(exist_ok=True)
         env[var] = str(base / sub)
     _write_settings(base / "settings")
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONWARNINGS"] = "ignore"  # the server's own deprecation noise goes to its log only
-
-    # nbgrader's Validate handler reads nbgrader_config.py from the server's working directory
-    # (and the Jupyter config path); put the course's there so validation uses the course's
-    # settings (cell timeout, stubs). Without it validation still works, with nbgrader's defaults.
-    for name in ("nbgrader_config.py", "course.yml"):
-        if (REPO / name).is_file():
-            shutil.copy2(REPO / name, root / name)
 
     port = _free_port()
     token = secrets.token_hex(24)
@@ -164,32 +173,35 @@ def lab_server(tmp_path_factory) -> LabServer:
         "--ServerApp.allow_root=True",
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *extra_args,
     ]
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     server = LabServer(root=root, port=port, token=token, log=log, proc=proc)
     deadline = time.monotonic() + SERVER_START_TIMEOUT
-    try:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"JupyterLab exited with {proc.returncode}:\n{server.log_tail()}")
-            try:
-                server.api("api/status")
-                break
-            except (urllib.error.URLError, OSError, ValueError):
-                if time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not answer in {SERVER_START_TIMEOUT:.0f} s:\n"
-                                f"{server.log_tail()}")
-                time.sleep(0.5)
-        yield server
-    finally:
-        server.shutdown_kernels()
-        proc.terminate()
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {proc.returncode}:\n{server.log_tail()}")
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+            server.api("api/status")
+            return server
+        except (urllib.error.URLError, OSError, ValueError):
+            if time.monotonic() > deadline:
+                stop_lab(server)
+                pytest.fail(f"JupyterLab did not answer in {SERVER_START_TIMEOUT:.0f} s:\n"
+                            f"{server.log_tail()}")
+            time.sleep(0.5)
+
+
+def stop_lab(server: LabServer) -> None:
+    """Stop the server's kernels, then the server."""
+    server.shutdown_kernels()
+    server.proc.terminate()
+    try:
+        server.proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        server.proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")

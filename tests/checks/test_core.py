@@ -167,3 +167,20 @@ def test_a_constant_never_assigned_reads_as_not_started(capsys):
     grader.summary()
     line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("STOP_AND_TRY_LARGEST"))
     assert line.endswith("✘ not started")
+
+
+def test_run_calls_substitutes_helpers_during_the_calls_only():
+    """Task isolation: the composite reads its helper from the namespace; the student's own comes back after."""
+    ns = {}
+    exec("def helper(x):\n    return x * 0  # wrong\n\ndef composite(x):\n    return helper(x) + 1\n", ns)
+    own = ns["helper"]
+    out = run_calls(ns, [Call("composite", (np.ones(2),))], {"helper": lambda x: x * 2})
+    assert np.array_equal(out[0].value, [3.0, 3.0])
+    assert ns["helper"] is own
+    ns.pop("helper")
+    run_calls(ns, [Call("composite", (np.ones(2),))], {"helper": lambda x: x})
+    assert "helper" not in ns  # a name the notebook did not define is removed again
+
+
+def test_a_call_is_described_without_numpy_reprs():
+    assert Call("f", (np.float64(0.5), np.int64(3)), {"k": np.bool_(True)}).describe() == "f(0.5, 3, k=True)"

@@ -39,7 +39,8 @@ def test_reports(parallel_graded):
     assert (summary.graded, summary.failed, summary.skipped, summary.errors) == (N_STUDENTS + 1, 1, 0, [])
     with open(root / "reports" / "grades.csv", newline="") as fh:
         rows = {r["student_id"]: r for r in csv.DictReader(fh)}
-    assert list(next(iter(rows.values()))) == ["student_id", "ps1", "total", "flags"]
+    assert list(next(iter(rows.values()))) == ["student_id", "ps1", "total", "not_submitted", "needs_manual_grading",
+                                               "flags"]
     # complete, einsum, wrong (only square(2) == 4 holds), blank
     assert {s: rows[s]["ps1"] for s in HONEST} == {"s00": "3", "s01": "3", "s02": "1", "s03": "0"}
     assert rows["s00"]["total"] == "3" and rows["s00"]["flags"] == ""
@@ -53,7 +54,10 @@ def test_reports(parallel_graded):
     assert [c["grade_id"] for c in wrong["cells"]] == ["square_two", "square_hidden", "why"]
     assert cells["square_two"] == {"grade_id": "square_two", "task": None, "score": 1.0, "max_score": 1.0,
                                    "passed": True, "message": None, "misconception": None,
-                                   "nbgrader_score": 1.0, "verified_score": None, "manual": False}
+                                   "nbgrader_score": 1.0, "verified_score": None, "manual": False,
+                                   # the gradebook's word (no hand grade yet)
+                                   "manual_score": None, "extra_credit": None, "needs_manual_grade": False,
+                                   "comment": None}
     assert cells["square_hidden"]["passed"] is False and cells["square_hidden"]["message"] == "AssertionError"
     assert cells["why"]["manual"] and cells["why"]["passed"] is None
     blank = {c["grade_id"]: c for c in subs["s03"]["cells"]}

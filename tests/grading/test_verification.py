@@ -69,3 +69,44 @@ def test_object_with_attributes_is_accepted():
     assert verdicts["softmax_rows"]["passed"] is True and flags == []
     rows, flags = merge(CELLS[:1], verdicts)
     assert rows[0]["score"] == 2.0 and flags == []
+
+
+def test_a_kernel_running_the_student_kit_raises_no_tampering_flag():
+    """Issue 12: the kernel's hidden-test calls are the kit's stand-in (they do nothing), so a cell nbgrader
+    scored full and verification failed is an ordinary wrong answer: the verified score, no flag."""
+    verdicts, _ = normalise({"verdicts": [
+        Verdict("softmax_rows", "softmax", False, "rows do not sum to 1", "softmax.wrong_axis"),
+        Verdict("softmax_axis", "softmax", True, None, None)]})
+    rows, flags = merge(CELLS, verdicts, kernel_judged=False)
+    assert [(r["score"], r["verified_score"]) for r in rows[:2]] == [(0.0, 0.0), (1.0, 1.0)]
+    assert flags == []
+
+
+def test_a_failure_under_the_matplotlib_stand_in_is_verified_again_with_the_real_one(monkeypatch):
+    """The stand-in's blind spot (a value derived from a matplotlib object without an error): any failed
+    verdict of a stand-in run, even one nbgrader's kernel agrees with, is verified again with the real one."""
+    from autograder.grading import verification
+
+    seen = []
+
+    def verifier(assignment_id, notebook, seed, limits, **kwargs):
+        seen.append(limits.get("matplotlib"))
+        passed = limits.get("matplotlib") == "real"
+        return {"matplotlib": limits.get("matplotlib") or "stand-in",
+                "verdicts": [Verdict("softmax_rows", "softmax", True, None, None),
+                             Verdict("softmax_axis", "softmax", passed, None if passed else "wrong", None)]}
+
+    monkeypatch.setattr(verification, "load_verifier", lambda: verifier)
+    verdicts, _ = verification.verify("a", b"{}", 1, {"matplotlib": "stand-in"}, CELLS)
+    assert seen == ["stand-in", "real"] and verdicts["softmax_axis"]["passed"]
+    seen.clear()
+    cells = [dict(c, nbgrader_score=c["max_score"]) if not c["manual"] else c for c in CELLS]
+
+    def passing(assignment_id, notebook, seed, limits, **kwargs):
+        seen.append(limits.get("matplotlib"))
+        return {"matplotlib": "stand-in", "verdicts": [Verdict(g, "softmax", True, None, None)
+                                                       for g in ("softmax_rows", "softmax_axis")]}
+
+    monkeypatch.setattr(verification, "load_verifier", lambda: passing)
+    verdicts, _ = verification.verify("a", b"{}", 1, {"matplotlib": "stand-in"}, cells)
+    assert seen == ["stand-in"] and all(v["passed"] for v in verdicts.values())  # all passed: one run only

@@ -126,6 +126,28 @@ GRADER_REF = ("import sys\nsys.path.insert(0, '/')\nimport grader.attention_ref 
 GLOBALS_REACH = ("cross_attention = getattr(multi_head_attention, '__glo' + 'bals__')['cross_attention']\n"
                  "self_attention = getattr(multi_head_attention, '__glo' + 'bals__')['self_attention']")
 
+# Issue 12 / issue 10's leftover: the kernel's /kit held the whole reference and every hidden check,
+# which a notebook could print into its own autograded notebook.
+READER = """
+import os, json
+def attempt(fn):
+    try:
+        return repr(fn())[:80]
+    except Exception as exc:
+        return type(exc).__name__
+found = {
+    'checks_module': attempt(lambda: __import__('autograder.checks.nb05_cross_attention')),
+    'registry': attempt(lambda: __import__('autograder.checks', fromlist=['CHECKS']).CHECKS),
+    'reference': attempt(lambda: __import__('attention_ref').cross_attention),
+    'hidden': attempt(lambda: __import__('autograder.hidden', fromlist=['check']).check('cross_attention_shapes', {})),
+}
+files = [os.path.join(b, n) for b, _, names in os.walk('/kit') for n in names]
+found['files'] = sorted(f[len('/kit/'):] for f in files)
+found['hits'] = [f for f in files if any(s.encode() in open(f, 'rb').read()
+                 for s in ('def cross_attention', 'def self_attention', 'RIGHT' + '_REASON', 'def _judge'))]
+print('READER=' + json.dumps(found))
+"""
+
 
 def _class(root: Path) -> dict[tuple[str, str], object]:
     course = str(root)
@@ -137,6 +159,7 @@ def _class(root: Path) -> dict[tuple[str, str], object]:
         ("aliases", A01): _with_cells(_stubs(A01), ALIASES),
         ("grader_ref", A05): _with_cells(_stubs(A05), GRADER_REF),
         ("globals_reach", A05): _with_cells(_stubs(A05), GLOBALS_REACH),
+        ("reader", A05): _with_cells(_solved(A05), READER),
         ("kernel", A01): _with_cells(_solved(A01), KERNEL_PROBE.format(course=course, a01=A01)),
         ("killer", A01): _with_cells(_solved(A01), KILLER),
         ("forker", A01): _with_cells(_solved(A01), FORKS),
@@ -246,6 +269,24 @@ def test_the_kernel_runs_sandboxed(hostile_class):
     assert len(probe["processes"]) <= 3  # bwrap's init, the kernel and prlimit's exec: nothing of the grader
     row = hostile_class["rows"][("kernel", A01)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)  # correct answers keep their points
+
+
+def test_the_kernel_holds_no_reference_and_no_check(hostile_class):
+    """Issue 12: the kernel imports the student kit: a notebook that looks for the reference or the hidden
+    checks from inside the kernel finds the kit's files only, none of which holds a graded name or a judge."""
+    root = hostile_class["root"]
+    nb = nbformat.read(root / "autograded" / "reader" / A05 / f"{A05}.ipynb", as_version=4)
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    found = json.loads(text.split("READER=", 1)[1].splitlines()[0])
+    assert found["checks_module"] == "ModuleNotFoundError" and found["registry"] == "AttributeError"
+    assert found["reference"] == "ImportError"  # the generated attention_ref explains why it is missing
+    assert found["hidden"] == "None"  # the hidden-test call is the kit's stand-in
+    assert found["hits"] == [] and found["files"]
+    assert {f.split("/")[0] for f in found["files"]} == {"autograder", "attention_ref"}
+    assert {f for f in found["files"] if f.startswith("autograder/checks/")} == {
+        f"autograder/checks/{n}.py" for n in ("__init__", "core", "expect", "forms")}
+    row = hostile_class["rows"][("reader", A05)]
+    assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)  # the verified scores
 
 
 def test_nothing_the_kernel_did_reached_the_grader(hostile_class):

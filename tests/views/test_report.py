@@ -63,7 +63,7 @@ def test_text_report(results_small):
     assert "s05/01_scores_softmax  [static scan] line 12\n      np.allclose = ..." in text
     assert "s05/02_scaling/02_scaling: invalid JSON: the file is not a notebook" in text
     assert "Flagged submissions (2 submissions, 2 flags)" in text
-    assert "Total per student (of 18)" in text
+    assert "Total per student (of 18; an assignment not submitted counts 0)" in text
     assert max(len(l) for l in lines) <= 100
 
 

@@ -1,0 +1,61 @@
+"""Grading the catalogue for fairness: seed-stable verdicts, one task per mistake, named diagnoses.
+
+Used by the catalogue tests (tests/course/test_catalogue.py) and by ``benchmarks/fairness.py``.
+"""
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from pathlib import Path
+
+from .. import submissions
+from ..checks import GENERIC_MISCONCEPTIONS, checks_for_assignment, executor
+from ..checks.core import Verdict, evaluate
+from ..inprocess import execute_answers
+from ..notebook import model
+from . import Variant
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _notebook(assignment: str, answers: dict[str, str]):
+    """The released notebook with the instructor's answers, ``answers`` over them, given and answer cells only."""
+    def path(folder):
+        return ROOT / folder / assignment / f"{assignment}.ipynb"
+    base = submissions.solution_answers(submissions.read(path("solutions")))
+    base.update({k: src.strip("\n") for k, src in answers.items()})
+    nb = copy.deepcopy(submissions.fill(submissions.read(path("assignments")), base))
+    nb.cells = [c for c in nb.cells if c.cell_type == "code" and model.nbgrader_meta(c)]
+    return nb
+
+
+def grade_over_seeds(variant: Variant, seeds) -> dict[int, list[Verdict]]:
+    """``{seed: verdicts of every check of the variant's assignment}``; the cells run once."""
+    namespace, _ = execute_answers(_notebook(variant.assignment, variant.answers))
+    checks = checks_for_assignment(variant.assignment)
+    return {seed: [evaluate(c, executor(c, namespace), seed) for c in checks] for seed in seeds}
+
+
+def classify(variant: Variant, verdicts: list[Verdict]) -> str:
+    """A wrong answer's diagnosis on one seed: ``named`` (a failing check of its task names its
+    misconception, none names another), ``vague`` (generic messages only) or ``wrong`` (some failing
+    check names a different specific misconception)."""
+    failed = [v for v in verdicts if not v.passed]
+    if {v.misconception for v in failed} - set(GENERIC_MISCONCEPTIONS) - {variant.misconception}:
+        return "wrong"
+    return "named" if variant.misconception in {v.misconception for v in failed if v.task == variant.task} else "vague"
+
+
+def stray(variant: Variant, verdicts: list[Verdict]) -> list[str]:
+    """Checks the variant should not fail: any, for a correct one; another task's, for a wrong one."""
+    return [v.grade_id for v in verdicts if not v.passed
+            and (variant.correct or (v.task != variant.task and v.task not in variant.also_fails))]
+
+
+def unstable(graded: dict[int, list[Verdict]]) -> list[str]:
+    """The checks whose verdict is not the same for every seed."""
+    seen = defaultdict(set)
+    for verdicts in graded.values():
+        for v in verdicts:
+            seen[v.grade_id].add(v.passed)
+    return sorted(g for g, passed in seen.items() if len(passed) > 1)

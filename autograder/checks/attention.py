@@ -1,0 +1,112 @@
+"""Judging ``scaled_dot_product_attention`` (02 without a mask, 03 with one): the usual mistakes and inputs
+that tell them apart whatever the seed."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attention_ref as ref
+
+from . import expect
+from .core import CheckFailed
+
+
+def large_scores_qkv(rng, n_q, n_k, d_k, d_v, *, offset, dtype=np.float64):
+    """``(Q, K, V)`` whose scaled scores are ``offset`` plus a spread of at least 2 that grows with the key.
+
+    Every row holds scores near ``offset`` (``exp`` of them overflows or underflows unless the row
+    maximum is subtracted), while the differences between keys stay of order 1 after the division by
+    sqrt(d_k): the weights are far from one-hot, so a wrong divisor (none, d_k, n_k, d_v) changes them
+    for every seed. The last key holds the largest score of every row (under a causal mask it is the
+    key hidden from the first query), so an ignored mask or a mask filled with 0 shows too.
+    """
+    Q = rng.standard_normal((n_q, d_k)) * 0.3
+    K = rng.standard_normal((n_k, d_k)) * 0.3
+    root = math.sqrt(d_k)
+    Q[:, 0], K[:, 0] = 1.0, offset * root
+    Q[:, 1], K[:, 1] = root * (1.0 + rng.random(n_q)), np.linspace(0.0, 2.5, n_k)
+    V = rng.standard_normal((n_k, d_v))
+    return Q.astype(dtype), K.astype(dtype), V.astype(dtype)
+
+
+def sdpa_candidates(Q, K, V, mask=None):
+    """Results of typical attention mistakes (output, weights, misconception, message)."""
+    d_k, n_k, d_v = Q.shape[-1], K.shape[-2], V.shape[-1]
+    raw = Q @ np.swapaxes(K, -1, -2)
+
+    def attend(scores, axis=-1):
+        if mask is not None:
+            scores = ref.apply_mask(scores, mask)
+        w = ref.softmax(scores, axis=axis)
+        return w @ V, w
+
+    yield (*attend(raw), "scale.none", "your weights are those of the raw scores: divide the scores by sqrt(d_k) "
+                                       "before the softmax.")
+    yield (*attend(raw / d_k), "scale.by_d_k", "you divided the scores by d_k; divide by sqrt(d_k).")
+    if n_k != d_k:
+        yield (*attend(raw / math.sqrt(n_k)), "scale.by_n_k",
+               "you divided by the square root of the number of keys; the divisor is sqrt(d_k), the key width.")
+    if d_v != d_k:
+        yield (*attend(raw / math.sqrt(d_v)), "scale.by_d_v",
+               "you divided by the square root of the value width d_v; the divisor is sqrt(d_k), the key width.")
+    if n_k == d_k:
+        yield (*attend(Q @ K / math.sqrt(d_k)), "attention.k_not_transposed",
+               "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key.")
+    yield (*attend(raw / math.sqrt(d_k), axis=-2), "attention.softmax_wrong_axis",
+           "your weights sum to 1 down each column: the softmax ran over the query axis; each query's row must sum "
+           "to 1 over the keys (axis -1).")
+
+
+def _nan_cause(Q, K, mask) -> str:
+    """Why a softmax of these scores could give NaN: overflow (exp of a large score is inf, inf/inf) or
+    underflow (every exp of a row is 0 when all its scores are very negative, 0/0)."""
+    with np.errstate(all="ignore"):
+        scores = (Q @ np.swapaxes(K, -1, -2)) / math.sqrt(Q.shape[-1])
+        if mask is not None:
+            scores = ref.apply_mask(scores, mask)
+        top = np.max(scores, axis=-1)
+    if np.any(top[np.isfinite(top)] > 700):
+        return ("at large scores exp overflows (inf / inf) unless each row's maximum is subtracted first (the given "
+                "`softmax` does it).")
+    return ("when every score of a row is very negative, each exp underflows to 0 and the row divides 0 by 0; "
+            "subtracting each row's maximum first keeps the largest exp at 1 (the given `softmax` does it).")
+
+
+def judge_attention(call, outcome, *, mask=None, what=""):
+    """Compare (output, weights) with the reference; diagnose the usual mistakes."""
+    Q, K, V = call.args[:3]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
+    if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error):
+        if batch and Q.shape[-1] != K.shape[-2]:  # both a missing and a whole-array transpose fail here
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up; "
+                              "the scores are Q K^T with only the last two axes of K swapped.", "raises")
+        if batch:
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: on a batched array `.T` "
+                              "reverses every axis, the batch axes too; swap only the last two axes of K.",
+                              "attention.batched_transpose")
+        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up; "
+                          "the scores are Q K^T (K transposed).", "attention.k_not_transposed")
+    out, weights = expect.pair(outcome, call)
+    if n_k != d_v and out.shape == batch + (n_q, n_k) and weights.shape == batch + (n_q, d_v):
+        raise CheckFailed("you returned (weights, output): return the output first, then the weights.",
+                          "attention.swapped_return")
+    expect.shape(out, batch + (n_q, d_v), f"your output{what}", " = (..., n_q, d_v)")
+    expect.shape(weights, batch + (n_q, n_k), f"your weights{what}", " = (..., n_q, n_k)")
+    ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    dtype = np.result_type(Q, K, V)
+    rtol, atol = expect.tolerances(dtype)
+    if not (expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol)):
+        with np.errstate(all="ignore"):
+            for c_out, c_w, misconception, message in sdpa_candidates(Q, K, V, mask):
+                if expect.allclose(weights, c_w, rtol, atol):
+                    raise CheckFailed(message, misconception)
+        if np.isnan(weights).any() or np.isnan(out).any():
+            raise CheckFailed(f"your weights or output{what} contain NaN: {_nan_cause(Q, K, mask)}", "nan")
+    expect.close(weights, ref_w, f"your weights{what}", dtype=dtype,
+                 generic="do not match softmax(Q K^T / sqrt(d_k)) along the key axis.")
+    expect.close(out, ref_out, f"your output{what}", dtype=dtype,
+                 generic="does not match the weights times V (your weights are right: check the last step).")
+
+

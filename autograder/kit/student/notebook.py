@@ -1,0 +1,59 @@
+"""Visible checks in the student notebook (the student kit's Grader).
+
+In the notebook's given cell ``grader = Grader("01_scores_softmax", globals())``; after an answer
+``grader.check("softmax")``; in each test cell ``grader.validate("softmax_rows_sum_to_one")``;
+at the end ``grader.summary()``. The same calls and the same printed text as the grader's own
+Grader; the verdicts come from public data computed when the kit was built
+(:mod:`autograder.kit.public`), never from hidden checks, and never say whether an answer-key
+value (``STOP_AND_TRY_*``) is right.
+"""
+from __future__ import annotations
+
+import os
+
+from ..checks.core import Verdict, quiet
+from ..kit import public
+from . import wording as _render
+from .wording import FAIL, PASS, ValidationFailed, render  # noqa: F401 (as the grader's module offers them)
+
+
+class Grader:
+    """Runs the visible checks of one assignment against a notebook's globals."""
+
+    def __init__(self, assignment: str, namespace: dict):
+        self.data = public.load(assignment)
+        self.assignment = assignment
+        self.namespace = namespace
+
+    def _specs(self, task: str) -> list[dict]:
+        if task not in self.data["tasks"]:
+            raise ValueError(f"{task!r} is not a task of {self.assignment}; tasks: {', '.join(self.data['tasks'])}")
+        return [spec for spec in self.data["checks"] if spec["task"] == task]
+
+    def verdicts(self, task: str) -> list[Verdict]:
+        """The verdict of every public check of ``task``."""
+        return [public.verdict(spec, self.namespace) for spec in self._specs(task)]
+
+    def check(self, task: str) -> None:
+        """Print a short verdict for ``task``: which properties hold and which fail."""
+        print(render(task, self.verdicts(task), hidden_value=task in self.data["hidden_value"]))
+
+    def summary(self) -> None:
+        """Print one line per task of the notebook: done, not started, or how many checks fail."""
+        print(_render.summary([(task, self.verdicts(task), task in self.data["hidden_value"])
+                               for task in self.data["tasks"]]))
+
+    def validate(self, grade_id: str) -> None:
+        """The visible line of the test cell ``grade_id``: that check on the public example (its task's
+        form checks where the check's value is an answer key); silent when it passes, raises
+        :class:`~autograder.notebook.wording.ValidationFailed` naming the task, the failed property and
+        the likely misconception when it fails; nothing under ``nbgrader autograde`` (the grader's rule)."""
+        task = self.data["grade_ids"].get(grade_id)
+        if task is None:
+            raise ValueError(f"{grade_id!r} is not a test of {self.assignment}: is the autograder package up to date?")
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+            return None
+        specs = [s for s in self.data["checks"] if s["grade_id"] == grade_id] or self._specs(task)
+        with quiet():
+            verdicts = [public.verdict(spec, self.namespace) for spec in specs]
+        _render.validate(task, verdicts, self.data["titles"])

@@ -1,0 +1,109 @@
+"""The kit's visible checks and Validate give the grader's verdicts and messages, check by check, for
+every catalogue variant, the solution and the stub; and, beyond the catalogue, for answers the kit has
+never seen (correct rewrites and wrong answers written for this test)."""
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from autograder.catalogue import all_variants
+from autograder.checks import TASKS, checks_for_task
+from autograder.checks.core import CheckFailed
+from autograder.inprocess import execute_answers
+from autograder.kit import public
+from autograder.kit.publicdata import _answers_only
+from autograder.notebook import Grader, misconception_titles, wording
+from tests.kit.conftest import ALL, ROOT
+
+VARIANTS = [v for v in all_variants() if v.assignment in ALL]
+
+
+def _namespace(assignment: str, answers: dict[str, str] | None = None, stub: bool = False) -> dict:
+    from autograder import submissions
+
+    path = f"{assignment}/{assignment}.ipynb"
+    release = submissions.read(ROOT / "assignments" / path)
+    if not stub:
+        release = submissions.fill(release, submissions.solution_answers(submissions.read(ROOT / "solutions" / path)))
+        release = submissions.fill(release, {k: s.strip("\n") for k, s in (answers or {}).items()})
+    return execute_answers(_answers_only(release))[0]
+
+
+def _kit_verdicts(kit, assignment, namespace, task):
+    data = public.load(assignment, str(kit / "site/autograder/kit/data"))
+    return [public.verdict(spec, namespace) for spec in data["checks"] if spec["task"] == task]
+
+
+def _validate(verdicts, task, titles):
+    try:
+        wording.validate(task, verdicts, titles)
+    except CheckFailed as exc:
+        return exc.message
+    return None
+
+
+def _compare(kit, assignment, namespace):
+    full = Grader(assignment, namespace)
+    for task in TASKS[assignment]:
+        want = [(v.grade_id, v.passed, v.message, v.misconception) for v in full.verdicts(task)]
+        got = [(v.grade_id, v.passed, v.message, v.misconception)
+               for v in _kit_verdicts(kit, assignment, namespace, task)]
+        assert got == want, task
+        for check in checks_for_task(task, assignment):
+            public_ids = [c.grade_id for c in checks_for_task(task, assignment) if c.public]
+            ids = [check.grade_id] if check.public else public_ids
+            pick = lambda vs: [v for v in vs if v.grade_id in ids]  # noqa: E731
+            kit_titles = public.load(assignment, str(kit / "site/autograder/kit/data"))["titles"]
+            assert _validate(pick(_kit_verdicts(kit, assignment, namespace, task)), task, kit_titles) == \
+                _validate(pick(full.verdicts(task)), task, misconception_titles())
+            with pytest.raises(CheckFailed) if any(not v.passed for v in pick(full.verdicts(task))) else \
+                    contextlib.nullcontext():
+                full.validate(check.grade_id)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_catalogue_variant_same_verdicts(kit, variant):
+    _compare(kit, variant.assignment, _namespace(variant.assignment, variant.answers))
+
+
+@pytest.mark.parametrize("assignment", ALL)
+def test_solution_and_stub_same_verdicts(kit, assignment):
+    _compare(kit, assignment, _namespace(assignment))
+    _compare(kit, assignment, _namespace(assignment, stub=True))
+
+
+UNSEEN_CORRECT = {
+    "01_scores_softmax": {"softmax": """
+def softmax(scores, axis=-1):
+    shifted = scores - np.max(scores, axis=axis, keepdims=True)
+    logsum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return np.exp(shifted - logsum)
+"""},
+    "02_scaling": {"scale_scores": "def scale_scores(scores, d_k):\n    return scores * (1.0 / math.sqrt(d_k))"},
+    "02_scaling#rng": {"score_variance": """
+def score_variance(d_k, n_samples, rng=None):
+    gen = np.random.default_rng(rng)
+    q = gen.normal(size=(n_samples, d_k))
+    k = gen.normal(size=(n_samples, d_k))
+    return float(np.var(np.einsum('ij,ij->i', q, k)))
+"""},
+}
+
+
+@pytest.mark.parametrize("key", sorted(UNSEEN_CORRECT))
+def test_a_correct_answer_the_kit_never_saw_passes(kit, key):
+    assignment = key.split("#")[0]
+    namespace = _namespace(assignment, UNSEEN_CORRECT[key])
+    task = next(iter(UNSEEN_CORRECT[key]))
+    assert all(v.passed for v in Grader(assignment, namespace).verdicts(task))
+    assert all(v.passed for v in _kit_verdicts(kit, assignment, namespace, task))
+
+
+def test_a_wrong_answer_the_kit_never_saw_fails_on_its_values_only(kit):
+    wrong = {"scale_scores": "def scale_scores(scores, d_k):\n    return scores / (d_k ** 0.25)"}
+    namespace = _namespace("02_scaling", wrong)
+    verdicts = {v.grade_id: v for v in _kit_verdicts(kit, "02_scaling", namespace, "scale_scores")}
+    assert not verdicts["scale_scores_seed_example"].passed
+    assert verdicts["scale_scores_seed_example"].misconception == "wrong_values"
+    assert verdicts["scale_scores_input_unmodified"].passed  # a property the wrong values do not break

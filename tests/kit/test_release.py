@@ -1,0 +1,83 @@
+"""Releases follow course.yml's calendar; the kit is a classroom thing; due dates carry a time zone."""
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+
+import pytest
+
+from autograder.config import CourseConfigError, load_course, parse_course
+from autograder.kit.build import build_kit, given_of, plan_release
+from autograder.kit.publicdata import KitBuildError
+from autograder.sandbox.given import given_package
+from tests.kit.conftest import ALL, ROOT
+
+UTC = dt.timezone.utc
+
+
+def test_a_building_block_graded_by_an_undue_assignment_is_refused_naming_both():
+    course = load_course(ROOT)
+    before_02_due = course.assignment("02_scaling").due - dt.timedelta(days=1)
+    with pytest.raises(KitBuildError, match=r"04_heads gives `scaled_dot_product_attention`, which 02_scaling grades"):
+        plan_release(course, ["04_heads"], before_02_due)
+    with pytest.raises(KitBuildError, match=r"02_scaling gives `dot_product`, which 01_scores_softmax grades"):
+        plan_release(course, ["01_scores_softmax", "02_scaling"], dt.datetime(2027, 1, 1, tzinfo=UTC))
+
+
+def test_once_due_the_building_block_is_given():
+    course = load_course(ROOT)
+    plan = plan_release(course, ["04_heads"], course.assignment("03_masking").due + dt.timedelta(hours=1))
+    assert "scaled_dot_product_attention" in plan.given
+    assert "multi_head_attention" in plan.withheld and "scaled_dot_product_attention" not in plan.withheld
+
+
+def test_an_assignment_without_a_due_date_is_never_due():
+    course = parse_course(ROOT.joinpath("course.yml").read_text().replace("    due: 2027-02-08T23:59:00+00:00\n", ""))
+    with pytest.raises(KitBuildError, match="01_scores_softmax grades and is not due yet .due never"):
+        plan_release(course, ["02_scaling"], dt.datetime(2030, 1, 1, tzinfo=UTC))
+
+
+def test_unknown_assignments_are_refused():
+    with pytest.raises(KitBuildError, match="99_nothing is not an assignment with checks"):
+        plan_release(load_course(ROOT), ["99_nothing"], dt.datetime(2030, 1, 1, tzinfo=UTC))
+
+
+def test_a_due_date_without_a_time_zone_is_an_error_naming_its_key():
+    text = ROOT.joinpath("course.yml").read_text().replace("2027-02-15T23:59:00+00:00", "2027-02-15T23:59:00")
+    with pytest.raises(CourseConfigError, match=r"assignments\[1\].*has no time zone"):
+        parse_course(text)
+
+
+def test_self_study_courses_build_no_kit(tmp_path):
+    shutil.copyfile(ROOT / "course.yml", tmp_path / "course.yml")
+    (tmp_path / "course.yml").write_text((tmp_path / "course.yml").read_text().replace("mode: classroom",
+                                                                                       "mode: self-study"))
+    with pytest.raises(KitBuildError, match="mode: self-study"):
+        build_kit(tmp_path, ["01_scores_softmax"], tmp_path / "out", now=dt.datetime(2030, 1, 1, tzinfo=UTC))
+
+
+@pytest.mark.parametrize("assignment", ALL)
+def test_the_kit_and_the_verification_sandbox_give_the_same_names(assignment):
+    """Issue 12 (5): one generator; the kit of one assignment (as the grader's kernel gets it) holds the
+    verification sandbox's package, file for file."""
+    from autograder.checks import MODULES
+
+    module = next(m for m in MODULES if m.ASSIGNMENT == assignment)
+    sandbox = given_package(assignment, tuple(given_of(assignment)), tuple(module.TASKS))
+    plan = plan_release(load_course(ROOT), [assignment], dt.datetime(2030, 1, 1, tzinfo=UTC),
+                        due_anyway=(assignment,))
+    assert plan.given == tuple(given_of(assignment))
+    assert set(module.TASKS) <= set(plan.withheld)
+    kit = given_package(assignment, plan.given, plan.withheld)
+    assert {k: v for k, v in kit.items() if k != "__init__.py"} == \
+        {k: v for k, v in sandbox.items() if k != "__init__.py"}
+
+
+def test_grading_without_the_student_versions_says_what_to_run(tmp_path):
+    from autograder.kit.build import kernel_kit_files
+
+    shutil.copyfile(ROOT / "course.yml", tmp_path / "course.yml")
+    shutil.copytree(ROOT / "solutions" / "01_scores_softmax", tmp_path / "solutions" / "01_scores_softmax")
+    with pytest.raises(KitBuildError, match=r"run `autograder generate 01_scores_softmax` first"):
+        kernel_kit_files(tmp_path, "01_scores_softmax")
+    assert kernel_kit_files(tmp_path, "ps1") == {}  # an assignment without checks: the kernel keeps the grader
