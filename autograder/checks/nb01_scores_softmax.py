@@ -247,17 +247,12 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_scores)
 
 
-@checks.add("attention_scores", "float32", "float32 queries and keys",
+# One check for both, as every task of 04 and 05 has it: the two properties are one point, not two.
+@checks.add("attention_scores", "float32_unmodified", "float32 queries and keys, left unchanged",
             calls=lambda rng: [Call("attention_scores", (rng.standard_normal((4, 8)).astype(np.float32),
                                                          rng.standard_normal((6, 8)).astype(np.float32)))])
 def _(calls, outcomes):
     _judge_scores(calls[0], outcomes[0])
-
-
-@checks.add("attention_scores", "inputs_unmodified", "leaves Q and K unchanged",
-            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((3, 4)), rng.standard_normal((5, 4))))])
-def _(calls, outcomes):
-    expect.value(outcomes[0], calls[0])
     expect.unmodified(outcomes[0], calls[0], {"0": "Q", "1": "K"})
 
 

@@ -180,16 +180,10 @@ check("attention_scores_non_square", globals())
 check("attention_scores_batched", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "attention_scores_float32", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c13-attention-scores-float32"
-# Hidden test: attention_scores, float32 queries and keys (1 point)
+# %% nbgrader={"grade": true, "grade_id": "attention_scores_float32_unmodified", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c13-attention-scores-float32-unmodified"
+# Hidden test: attention_scores, float32 queries and keys, left unchanged (1 point)
 ### BEGIN HIDDEN TESTS
-check("attention_scores_float32", globals())
-### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "attention_scores_inputs_unmodified", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c14-attention-scores-inputs-unmodified"
-# Hidden test: attention_scores, leaves Q and K unchanged (1 point)
-### BEGIN HIDDEN TESTS
-check("attention_scores_inputs_unmodified", globals())
+check("attention_scores_float32_unmodified", globals())
 ### END HIDDEN TESTS
 
 # %% [markdown] cell_id="c15"
@@ -407,6 +401,32 @@ try:
     plt.show()
 except NotImplementedError:
     print("(plot appears once softmax and weighted_average are done)")
+
+# %% [markdown] cell_id="c36a-why"
+# ### Stop and write: why the soft choice can be trained
+#
+# In two to four sentences, and with the numbers of the plot above: why can the maps that produce the queries and
+# keys be trained when the output averages the values with softmax weights, and not when it reads only the value
+# of the best-scoring key (argmax)?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "SOFTMAX_NOT_ARGMAX_WHY", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} cell_id="c36a-SOFTMAX-NOT-ARGMAX-WHY"
+# Training moves the maps by gradient descent, so it needs to know how the output changes when a score changes a
+# little. With argmax the output is a step function of the score: in the plot it stays at 2 (item 2's value) while
+# the first score is below 1, jumps to 1 when it passes item 2's score of 1, and stays at 1 after that. Its slope is
+# zero everywhere except at the jump, where it is undefined, so no usable gradient reaches the maps. With softmax
+# every key keeps a positive weight and the output changes smoothly with every score (1.425 at a score of 2, a
+# little lower for a slightly larger score), so a small change of a score gives a small, informative change of the
+# output and the gradient flows back into the maps.
+
+# %% [markdown] autograder={"rubric_for": "SOFTMAX_NOT_ARGMAX_WHY"} cell_id="rubric-SOFTMAX-NOT-ARGMAX-WHY"
+# **Rubric (instructor only)** — `SOFTMAX_NOT_ARGMAX_WHY`, 1 point.
+#
+# * **1 point: a slope against none.** The argmax output is a step: a small change of a score leaves it unchanged
+#   or makes it jump (from 2 to 1 at a first score of 1 in the plot), so its slope is 0 or undefined and no
+#   gradient reaches the maps; the softmax output changes smoothly with every score (every weight is positive), so
+#   a gradient exists and training can use it. Half a point for only one side (e.g. "argmax is not
+#   differentiable" with no reason, or "softmax is smooth" without saying what argmax lacks). No credit for speed,
+#   negative scores or "softmax picks a better key": argmax and softmax rank the keys the same way.
 
 # %% [markdown] cell_id="c36b-understanding"
 # ## 7. Check your understanding

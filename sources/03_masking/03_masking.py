@@ -325,22 +325,16 @@ check("scaled_dot_product_attention_fully_masked_row", globals())
 check("scaled_dot_product_attention_masked_large_scores", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "scaled_dot_product_attention_masked_float32", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c32-scaled-dot-product-attention-masked-float32"
-# Hidden test: scaled_dot_product_attention, float32 inputs under a mask (1 point)
-### BEGIN HIDDEN TESTS
-check("scaled_dot_product_attention_masked_float32", globals())
-### END HIDDEN TESTS
-
 # %% nbgrader={"grade": true, "grade_id": "scaled_dot_product_attention_mask_broadcast", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c33-scaled-dot-product-attention-mask-broadcast"
 # Hidden test: scaled_dot_product_attention, one (n_q, n_k) mask shared by every sequence and head (1 point)
 ### BEGIN HIDDEN TESTS
 check("scaled_dot_product_attention_mask_broadcast", globals())
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "scaled_dot_product_attention_mask_unmodified", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c34-scaled-dot-product-attention-mask-unmodified"
-# Hidden test: scaled_dot_product_attention, leaves Q, K, V and the mask unchanged (1 point)
+# %% nbgrader={"grade": true, "grade_id": "scaled_dot_product_attention_float32_unmodified", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="c34-scaled-dot-product-attention-float32-unmodified"
+# Hidden test: scaled_dot_product_attention, float32 inputs under a mask; Q, K, V and the mask left unchanged (1 point)
 ### BEGIN HIDDEN TESTS
-check("scaled_dot_product_attention_mask_unmodified", globals())
+check("scaled_dot_product_attention_float32_unmodified", globals())
 ### END HIDDEN TESTS
 
 # %% [markdown] cell_id="c35"
@@ -365,6 +359,43 @@ try:
     plt.show()
 except NotImplementedError:
     print("(plot appears once causal_mask and scaled_dot_product_attention are done)")
+
+# %% [markdown] cell_id="c36a-why"
+# ### Stop and write: why the mask comes before the softmax
+#
+# Take the worked example of notebook 01 (scores 2, 1, 0, values 1, 2, 3) and hide the third key. The cell below
+# does it twice: once as this notebook does (score $-\infty$ before the softmax), once by computing the softmax of
+# all three scores and then setting the hidden key's weight to 0.
+
+# %% cell_id="c36b-why-numbers"
+scores_demo = np.array([2.0, 1.0, 0.0])
+values_demo = np.array([1.0, 2.0, 3.0])
+before = softmax(np.where([True, True, False], scores_demo, -np.inf))
+after = softmax(scores_demo) * np.array([1.0, 1.0, 0.0])
+for name, w in (("-inf before the softmax", before), ("weight set to 0 after  ", after)):
+    print(f"{name}: weights {np.round(w, 3)}, sum {w.sum():.3f}, output {w @ values_demo:.3f}")
+
+# %% [markdown] cell_id="c36c-why-prompt"
+# In two to four sentences, using these numbers: why does a mask set a hidden score to $-\infty$ *before* the
+# softmax instead of setting the hidden key's weight to 0 *after* it? And why would a score of 0 not hide the key?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "MASK_BEFORE_SOFTMAX_WHY", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} cell_id="c36d-MASK-BEFORE-SOFTMAX-WHY"
+# Because $e^{-\infty} = 0$, a score of $-\infty$ gives the hidden key a weight of exactly 0 and the softmax then
+# normalises over the allowed keys only: the weights become 0.731, 0.269 and 0, they still sum to 1, and the output
+# 1.269 is an average of the values the query may read. Zeroing the weight after the softmax keeps 0.665, 0.245 and
+# 0, which sum to only 0.910: the hidden key's share is thrown away, the output 1.155 is no longer an average (it is
+# pulled towards 0), and the hidden score still sits in the denominator, so the future key still changes the other
+# weights (and their gradients). A score of 0 hides nothing: $e^0 = 1$, an ordinary score.
+
+# %% [markdown] autograder={"rubric_for": "MASK_BEFORE_SOFTMAX_WHY"} cell_id="rubric-MASK-BEFORE-SOFTMAX-WHY"
+# **Rubric (instructor only)** — `MASK_BEFORE_SOFTMAX_WHY`, 1 point.
+#
+# * **1 point: the weights still form an average of the allowed keys.** $e^{-\infty} = 0$, so before the softmax the
+#   hidden key gets weight 0 and the rest is renormalised to sum to 1 (0.731, 0.269, 0; output 1.269); zeroing
+#   after leaves weights that sum to less than 1 (0.910; output 1.155), or equivalently lets the hidden score still
+#   shape the other weights through the denominator. Half a point for "the weights no longer sum to one" without
+#   the numbers or the reason, or for the right numbers without saying why they matter. Saying that a score of 0
+#   would hide the key costs the half point it would otherwise earn ($e^0 = 1$).
 
 # %% [markdown] cell_id="c37"
 # ## Summary

@@ -476,6 +476,29 @@ try:
 except NotImplementedError:
     print("(plot appears once multi_head_attention is done)")
 
+# %% [markdown] cell_id="md-15b-why"
+# ### Stop and write: why several heads
+#
+# In two to four sentences, with the numbers of this notebook: why does the paper's layer run 8 heads of width 64
+# rather than one head of width 512? Say what several heads can do that one head cannot, and what they cost.
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "SEVERAL_HEADS_WHY", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} cell_id="md-15c-SEVERAL-HEADS-WHY"
+# One head gives each query one row of weights, so it can read the sequence by one notion of relevance only; but
+# relevance is not one relation (a word may need its noun and its verb at once). Each of 8 heads has its own maps,
+# so its own table of weights (the plot above: 4 heads spread their attention differently over the same 8
+# positions), and $W_O$ recombines what they read. At a fixed width this costs no extra parameters: 8 heads of 64
+# hold $3 \times 512^2 = 786{,}432$ parameters in their maps, exactly as one head of 512, and 1,048,576 with $W_O$
+# either way; the computation is similar too. Each head divides its scores by $\sqrt{64} = 8$, its own width.
+
+# %% [markdown] autograder={"rubric_for": "SEVERAL_HEADS_WHY"} cell_id="rubric-SEVERAL-HEADS-WHY"
+# **Rubric (instructor only)** — `SEVERAL_HEADS_WHY`, 1 point.
+#
+# * **1 point: several relations at no extra cost.** Each head has its own maps and its own table of weights, so
+#   the heads can attend by different relations (one head: one row of weights per query, one notion of
+#   relevance); at a fixed width of 512 the parameters are the same, 786,432 for the three maps (1,048,576 with
+#   $W_O$), for 8 heads of 64 as for one head of 512. Half a point for either half alone. An answer that says the
+#   heads multiply the parameters by 8 at the same total width earns nothing for the cost half.
+
 # %% [markdown] cell_id="md-16b-understanding"
 # ## 7. Check your understanding
 #

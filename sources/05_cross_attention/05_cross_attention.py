@@ -89,14 +89,8 @@ def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
 # %% cell_id="code-03"
 grader.check("self_attention")
 
-# %% nbgrader={"grade": true, "grade_id": "self_attention_shapes", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-self-attention-shapes"
-# Hidden test: self_attention, shapes: 3 heads over 4 positions of width 6 (1 point)
-### BEGIN HIDDEN TESTS
-check("self_attention_shapes", globals())
-### END HIDDEN TESTS
-
 # %% nbgrader={"grade": true, "grade_id": "self_attention_matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-self-attention-matches-reference"
-# Hidden test: self_attention, batch axes, d_k != d_v, W_o to another width, causal=False (1 point)
+# Hidden test: self_attention, 3 heads over 4 positions of width 6; batch axes, d_k != d_v, W_o to another width, causal=False (1 point)
 ### BEGIN HIDDEN TESTS
 check("self_attention_matches_reference", globals())
 ### END HIDDEN TESTS
@@ -168,14 +162,8 @@ def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=Non
 # %% cell_id="code-05"
 grader.check("cross_attention")
 
-# %% nbgrader={"grade": true, "grade_id": "cross_attention_shapes", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-cross-attention-shapes"
-# Hidden test: cross_attention, shapes: 3 output positions read 5 input positions (1 point)
-### BEGIN HIDDEN TESTS
-check("cross_attention_shapes", globals())
-### END HIDDEN TESTS
-
 # %% nbgrader={"grade": true, "grade_id": "cross_attention_matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} cell_id="test-cross-attention-matches-reference"
-# Hidden test: cross_attention, batch axes, n_dec != n_enc, d_k != d_v, 4 heads, W_o to another width (1 point)
+# Hidden test: cross_attention, 3 output positions read 5 input positions; batch axes, n_dec != n_enc, d_k != d_v, 4 heads, W_o to another width (1 point)
 ### BEGIN HIDDEN TESTS
 check("cross_attention_matches_reference", globals())
 ### END HIDDEN TESTS
@@ -268,6 +256,32 @@ try:
     plt.close(fig)
 except NotImplementedError:
     print("(plot appears once cross_attention is done)")
+
+# %% [markdown] cell_id="md-09a-why"
+# ### Stop and write: who asks and who answers
+#
+# In two to four sentences, with the toy translation above: why do the queries of cross-attention come from the
+# output side (the decoder, the French words) and the keys and values from the input side (the encoder, the
+# English words), and not the other way round?
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "CROSS_ATTENTION_WHY", "locked": false, "points": 1, "schema_version": 3, "solution": true, "task": false} cell_id="md-09a2-CROSS-ATTENTION-WHY"
+# A query is what a position is looking for, and the position that is looking is the one being written: each
+# output word needs to know which input words to read, so it asks. The keys advertise what each input word offers
+# and the values carry what is read, so both come from the sentence being read. Every row of the weights then
+# belongs to one output word and sums to 1 over the input words (*chat* puts almost all its weight on *cat*, the
+# padding gets 0), and the output has one vector per output word, which is what the decoder needs to write its next
+# word. The other way round, each English word would get an average of French words: a vector per input word,
+# with rows that sum over the output.
+
+# %% [markdown] autograder={"rubric_for": "CROSS_ATTENTION_WHY"} cell_id="rubric-CROSS-ATTENTION-WHY"
+# **Rubric (instructor only)** — `CROSS_ATTENTION_WHY`, 1 point.
+#
+# * **1 point: the writer asks, the read sentence answers.** The queries come from the positions being written
+#   because each of them needs its own weighted reading of the input (one row of weights, summing to 1 over the
+#   input positions, and one output vector per output position); keys and values describe and carry the input
+#   being read. Half a point for the roles alone ("query = what I look for, key/value = what is offered") without
+#   saying why the output side is the one that looks, or for the shapes argument alone. No credit for "keys and
+#   values are the same thing" (they come from two different maps).
 
 # %% [markdown] cell_id="md-09b-understanding"
 # ## Check your understanding
