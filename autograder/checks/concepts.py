@@ -20,10 +20,10 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, forms
 from .core import Call, CheckFailed, CheckList
 
-LETTERS = "abcd"
+LETTERS = forms.LETTERS
 
 
 @dataclass(frozen=True)
@@ -123,18 +123,6 @@ def questions(assignment: str) -> list[Question]:
     return [q for q in QUESTIONS if q.assignment == assignment]
 
 
-def _letters(outcome, call, count: int) -> tuple[str, ...]:
-    value = expect.value(outcome, call)
-    if isinstance(value, str):
-        value = tuple(c for c in value if not c.isspace() and c != ",")
-    ok = isinstance(value, tuple) and len(value) == count and all(
-        isinstance(c, str) and c.strip().lower() in tuple(LETTERS) for c in value)
-    if not ok:
-        raise CheckFailed(f"`{call.name}` should be {count} letters from {', '.join(repr(c) for c in LETTERS)}, one "
-                          f"per question in order, e.g. {tuple('a' * count)!r}, got {value!r}", "wrong_type")
-    return tuple(c.strip().lower() for c in value)
-
-
 def _register(assignment: str, task: str) -> None:
     asked = questions(assignment)
     checks = CHECKS.setdefault(assignment, CheckList())
@@ -143,15 +131,14 @@ def _register(assignment: str, task: str) -> None:
         for suffix, title, _ in question.wrong.values():
             MISCONCEPTIONS[f"{task}.{suffix}"] = title
 
-    @checks.add(task, "format", f"{len(asked)} letters, each one of a to d",
-                calls=lambda rng: [Call(task, value_only=True)])
-    def _(calls, outcomes):
-        _letters(outcomes[0], calls[0], len(asked))
+    # the number of questions travels as the call's argument, so the form judge is forms.py's own
+    checks.add(task, "format", f"{len(asked)} letters, each one of a to d",
+               calls=lambda rng: [Call(task, (len(asked),), value_only=True)])(forms.concepts_format)
 
     @checks.add(task, "value", "; ".join(q.title for q in asked), public=False,
-                calls=lambda rng: [Call(task, value_only=True)])
+                calls=lambda rng: [Call(task, (len(asked),), value_only=True)])
     def _(calls, outcomes):
-        chosen = _letters(outcomes[0], calls[0], len(asked))
+        chosen = forms.letters(outcomes[0], calls[0])
         wrong = [(i, q, q.wrong[c]) for i, (q, c) in enumerate(zip(asked, chosen), 1) if c != q.right]
         if wrong:
             message = " ".join(f"Question {i}: {text}" for i, _, (_, _, text) in wrong)

@@ -69,6 +69,7 @@ GENERIC_MISCONCEPTIONS = {
     "mutates_input": "modifies its input in place",
     "grader.incomplete": "the grader got no answer for some inputs",
     "grader.unreadable_answer": "the answer could not be read by the grader",
+    "helper_fails_first": "a function it calls fails its own visible checks (visible checks wait for it)",
     "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
     "grader.memory_unmeasured": "the grading host could not bound the call's memory from outside the notebook: "
                                 "the memory check's points are withheld until a regrade on a host with "

@@ -20,6 +20,8 @@ from .core import CheckFailed
 HAND_ATOL = 5e-3
 #: The letters of the Stop-and-try list of reasons in 02 (the list is in the notebook).
 REASONS = "abcde"
+#: The letters of a "Check your understanding" question's options (autograder/checks/concepts.py).
+LETTERS = "abcd"
 
 
 def three_numbers(outcome, call, what):
@@ -58,6 +60,24 @@ def whole_number(outcome, call, what):
     return int(got)
 
 
+def letters(outcome, call):
+    """A "Check your understanding" answer as a tuple of lower-case letters, one per question.
+
+    The number of questions is the call's one argument (``Call("CONCEPTS_01", (3,), value_only=True)``):
+    it is no secret, and so the kit's copy of this judge needs nothing but the call.
+    """
+    count = int(call.args[0])
+    value = expect.value(outcome, call)
+    if isinstance(value, str):
+        value = tuple(c for c in value if not c.isspace() and c != ",")
+    ok = isinstance(value, tuple) and len(value) == count and all(
+        isinstance(c, str) and c.strip().lower() in tuple(LETTERS) for c in value)
+    if not ok:
+        raise CheckFailed(f"`{call.name}` should be {count} letters from {', '.join(repr(c) for c in LETTERS)}, one "
+                          f"per question in order, e.g. {tuple('a' * count)!r}, got {value!r}", "wrong_type")
+    return tuple(c.strip().lower() for c in value)
+
+
 # ---------------------------------------------------------------- the public form judges
 # Each is the judge of one public check (registered in its nbNN_* module); the kit calls it by name.
 def stop_and_try_scores_format(calls, outcomes):
@@ -87,8 +107,14 @@ def table_bytes_format(calls, outcomes):
     whole_number(outcomes[0], calls[0], "`TABLE_BYTES`")
 
 
+def concepts_format(calls, outcomes):
+    """CONCEPTS_NN: one letter of a to d per question."""
+    letters(outcomes[0], calls[0])
+
+
 #: The misconceptions (not generic) a form judge can name: the kit ships their titles.
 MISCONCEPTIONS_NAMED = ("STOP_AND_TRY.zero_based",)
 #: The form judges by name (what the kit's data files refer to).
 JUDGES = {f.__name__: f for f in (stop_and_try_scores_format, stop_and_try_weights_format,
-                                  stop_and_try_largest_format, stop_and_try_reason_format, table_bytes_format)}
+                                  stop_and_try_largest_format, stop_and_try_reason_format, table_bytes_format,
+                                  concepts_format)}

@@ -201,6 +201,7 @@ def assignment_data(root: Path, assignment: str, tasks: list[str]) -> dict:
     return {"assignment": assignment, "tasks": tasks,
             "hidden_value": [t for t in tasks if any(not c.public for c in checks_for_task(t, assignment))],
             "grade_ids": {c.grade_id: c.task for c in checks},
+            "helpers": {c.task: list(c.helpers) for c in checks if c.helpers},
             "public": {c.grade_id: c.public for c in checks},
             "titles": {m: MISCONCEPTIONS[m] for m in sorted(named - {None})
                        if m in MISCONCEPTIONS and m not in GENERIC_MISCONCEPTIONS},

@@ -39,6 +39,12 @@ class Grader:
         """The verdict of every public check of ``task``."""
         if task not in TASKS[self.assignment]:
             raise ValueError(f"{task!r} is not a task of {self.assignment}; tasks: {', '.join(TASKS[self.assignment])}")
+        return _render.helpers_first(self._public(task), self._failing_helpers(task))
+
+    def _failing_helpers(self, task: str) -> list[str]:
+        return [h for h in _helpers(task, self.assignment) if not all(v.passed for v in self._public(h))]
+
+    def _public(self, task: str) -> list[Verdict]:
         return [evaluate(c, executor(c, self.namespace), PUBLIC_SEED)
                 for c in checks_for_task(task, self.assignment) if c.public]
 
@@ -76,7 +82,8 @@ class Grader:
         check = checks[grade_id]
         with quiet():  # nbgrader scores a cell with any stderr as failed: silence the student's warnings
             if check.public:
-                verdicts = [evaluate(check, executor(check, self.namespace), PUBLIC_SEED)]
+                verdicts = _render.helpers_first([evaluate(check, executor(check, self.namespace), PUBLIC_SEED)],
+                                                 self._failing_helpers(check.task))
             else:  # an answer key: its form only (see "What a visible check may say")
                 verdicts = [evaluate(c, executor(c, self.namespace), PUBLIC_SEED) for c in checks_for_task(check.task, self.assignment)
                             if c.public]
@@ -91,6 +98,11 @@ def misconception_titles(assignment: str | None = None) -> dict[str, str]:
     message), for Validate's messages. A check may name another notebook's (02's ``leading_weight``
     names 01's ``softmax.no_max_subtraction``), so the whole registry's."""
     return {k: v for k, v in MISCONCEPTIONS.items() if k not in GENERIC_MISCONCEPTIONS}
+
+
+def _helpers(task: str, assignment: str) -> tuple[str, ...]:
+    """The graded tasks ``task`` calls (:attr:`~autograder.checks.core.Check.helpers`)."""
+    return next((c.helpers for c in checks_for_task(task, assignment)), ())
 
 
 def _assignment_checks(assignment: str):

@@ -11,6 +11,8 @@ import textwrap
 from ..checks.core import CheckFailed, Verdict
 
 PASS, FAIL = "✔", "✘"
+#: The misconception of a composite task's visible check while a function it calls fails its own checks.
+HELPER_FIRST = "helper_fails_first"
 #: Misconceptions that mean "not attempted yet" (equal to ``autograder.checks.NOT_ATTEMPTED``, tested).
 NOT_ATTEMPTED = frozenset({"not_implemented", "not_defined"})
 
@@ -42,6 +44,24 @@ def render(task: str, verdicts: list[Verdict], hidden_value: bool = False) -> st
     for v in verdicts:
         lines.append(f"  {PASS} {v.title}" if v.passed else f"  {FAIL} {v.title}: {v.message}")
     return "\n".join(lines)
+
+
+def helpers_first(verdicts: list[Verdict], failing: list[str]) -> list[Verdict]:
+    """A composite task's visible verdicts, given the helpers it calls that fail their own visible checks.
+
+    When graded, a composite task (``multi_head_attention``) is judged with correct helpers, so a
+    helper's mistake costs points on the helper's task only. A visible check cannot do that: the
+    student kit holds no reference helper. So while a helper fails, the composite is not judged
+    (in the kit and in the grader alike): each of its verdicts says which helper to fix first, and
+    Validate passes over them (the helper's own test cells fail).
+    """
+    if not failing:
+        return verdicts
+    names = ", ".join(f"`{h}`" for h in failing)
+    message = (f"not checked yet: it calls your {names}, which does not pass its own checks; fix that first "
+               f"(when graded, this task is judged with correct helpers, so that mistake costs points there only)")
+    return [v if v.misconception in NOT_ATTEMPTED else Verdict(v.grade_id, v.task, v.title, False, message, HELPER_FIRST)
+            for v in verdicts]
 
 
 def summary(rows: list[tuple[str, list[Verdict], bool]]) -> str:
@@ -101,6 +121,6 @@ def validate(task: str, verdicts: list[Verdict], titles: dict[str, str]) -> None
     stderr); otherwise raises :class:`ValidationFailed` (an AssertionError) with
     :func:`validation_message`.
     """
-    failed = [v for v in verdicts if not v.passed]
+    failed = [v for v in verdicts if not v.passed and v.misconception != HELPER_FIRST]
     if failed:
         raise ValidationFailed(validation_message(task, failed, titles), failed[0].misconception)

@@ -32,6 +32,12 @@ class Grader:
 
     def verdicts(self, task: str) -> list[Verdict]:
         """The verdict of every public check of ``task``."""
+        return _render.helpers_first(self._public(task), self._failing_helpers(task))
+
+    def _failing_helpers(self, task: str) -> list[str]:
+        return [h for h in self.data["helpers"].get(task, []) if not all(v.passed for v in self._public(h))]
+
+    def _public(self, task: str) -> list[Verdict]:
         return [public.verdict(spec, self.namespace) for spec in self._specs(task)]
 
     def check(self, task: str) -> None:
@@ -55,5 +61,6 @@ class Grader:
             return None
         specs = [s for s in self.data["checks"] if s["grade_id"] == grade_id] or self._specs(task)
         with quiet():
-            verdicts = [public.verdict(spec, self.namespace) for spec in specs]
+            verdicts = _render.helpers_first([public.verdict(spec, self.namespace) for spec in specs],
+                                             self._failing_helpers(task))
         _render.validate(task, verdicts, self.data["titles"])
