@@ -308,7 +308,11 @@ class _ErrorLog(logging.Handler):
     def emit(self, record):
         self.lines.append(record.getMessage())
         # nbgrader logs from inside its ``except`` block: the exception it caught is still current
-        self.exc = self.exc or sys.exc_info()[1] or (record.exc_info[1] if record.exc_info else None)
+        current = sys.exc_info()[1] or (record.exc_info[1] if record.exc_info else None)
+        # nbclient logs too, from inside its own handlers (a cell timeout: queue.Empty); what the student's
+        # kernel did wrong (timing.StudentKernelError) is what nbgrader caught in the end, and wins
+        if self.exc is None or type(current).__name__ == "StudentKernelError":
+            self.exc = current or self.exc
 
 
 def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, url: str, timing: dict,

@@ -1,0 +1,89 @@
+"""Red team 3: a hostile student's own failure must never pass for the grader's (issue 13's guarantee).
+
+A grader fault is retried and then reported, never recorded, and the next run grades it again: a
+submission that could make its own failure look like the grader's would never be scored (and would
+cost the grader its retries on every run). One class, graded once through ``autograder grade``
+(bubblewrap, verification on), holds an honest student and one student per attack; every attacker
+must be recorded (graded or failed with a reason), and nobody may be left as a grader error.
+"""
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from autograder import api, demo
+from autograder.sandbox import command
+
+from tests.sandbox.test_hostile import A01, _solved, _with_cells
+
+#: A loop that swallows the kernel's interrupt: nbgrader's cell timeout interrupts it, the kernel goes on,
+#: and nbclient gives up waiting with ``CellTimeoutError`` (a novice's ``except:`` does the same).
+INTERRUPT_PROOF = ("import time\nwhile True:\n    try:\n        time.sleep(60)\n"
+                   "    except KeyboardInterrupt:\n        pass")
+#: Messages the student's kernel forges on its own IOPub channel, which nbclient cannot read.
+_FORGE = ("k = get_ipython().kernel\n"
+          "k.session.send(k.iopub_socket, {kind!r}, {content}, parent=k.get_parent())\n")
+FORGED_STATUS = _FORGE.format(kind="status", content="{}")
+FORGED_TRANSIENT = _FORGE.format(kind="display_data",
+                                 content="{'data': {'text/plain': 'x'}, 'metadata': {}, 'transient': 'x'}")
+FORGED_CLEAR = _FORGE.format(kind="clear_output", content="{'wait': []}")
+#: The kernel's own reply to the cell, made unreadable: nbgrader reads ``ename`` of an error reply.
+FORGED_REPLY = ("k = get_ipython().kernel\n_send = k.session.send\n"
+                "def _mangle(stream, msg, content=None, *a, **kw):\n"
+                "    if msg == 'execute_reply':\n        content = {'status': 'error'}\n"
+                "    return _send(stream, msg, content, *a, **kw)\n"
+                "k.session.send = _mangle")
+
+ATTACKS = {
+    "interrupt_proof": INTERRUPT_PROOF,
+    "forged_status": FORGED_STATUS,
+    "forged_transient": FORGED_TRANSIENT,
+    "forged_clear": FORGED_CLEAR,
+    "forged_reply": FORGED_REPLY,
+}
+
+#: What nbclient reads without harm (kept: it guards that such a notebook stays graded).
+COPED_WITH = {"forged_clear"}
+
+
+@pytest.fixture(scope="module")
+def fault_class(tmp_path_factory):
+    if command._detect() != "bubblewrap":
+        pytest.skip("bubblewrap is not installed (.ci/install-system-deps.sh installs it)")
+    root = demo.prepare_course(tmp_path_factory.mktemp("faults") / "course")
+    yml = root / "course.yml"
+    yml.write_text(yml.read_text().replace("cell_timeout: 30", "cell_timeout: 5"))
+    api.generate(root, [A01])
+    students = {"honest": _solved(A01), **{sid: _with_cells(_solved(A01), src) for sid, src in ATTACKS.items()}}
+    for sid, nb in students.items():
+        path = root / "submitted" / sid / A01 / f"{A01}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(nbformat.writes(nb))
+    summary = api.grade(root, root / "submitted", [A01], workers=2, progress=False)
+    results = json.loads((root / "reports" / "results.json").read_text())
+    rows = {r["student_id"]: r for r in results["submissions"]}
+    return {"summary": summary, "rows": rows}
+
+
+def test_nobody_is_left_as_a_grader_error(fault_class):
+    assert fault_class["summary"].errors == []
+
+
+def test_the_honest_student_keeps_full_marks(fault_class):
+    row = fault_class["rows"]["honest"]
+    assert row["status"] == "graded" and row["verified"]
+    assert sum(c["score"] for c in row["cells"]) == sum(c["max_score"] for c in row["cells"]) > 0
+
+
+@pytest.mark.parametrize("student", sorted(ATTACKS))
+def test_an_attack_on_the_classifier_is_recorded_as_the_student_s(fault_class, student):
+    """Recorded (never left as a grader error): failed with a reason naming the cell, or graded where nbclient copes."""
+    row = fault_class["rows"].get(student)
+    assert row is not None, fault_class["summary"].errors
+    assert row["status"] == ("graded" if student in COPED_WITH else "failed")
+    if row["status"] == "failed":
+        assert "kernel stopped answering as Jupyter expects" in row["reason"] and "notebook cell" in row["reason"]
+        assert sum(c["score"] for c in row["cells"]) == 0
+
