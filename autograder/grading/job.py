@@ -10,6 +10,7 @@ instructor. The coordinator copies the results into the real gradebook.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -110,11 +111,34 @@ def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
         nbformat.validate(nbformat.reads(data.decode("utf-8-sig"), as_version=4))
     except Exception as exc:  # nbformat raises several exception types
         return f"not a valid notebook: {str(exc).splitlines()[0]}"
+    malformed = _malformed_nbgrader(data)
+    if malformed:
+        return malformed
     present = {c.grade_id for c in nb.cells}
     if grade_ids and not grade_ids & present:
         return ("nbgrader metadata stripped: none of the graded cells can be identified (the notebook was "
                 "probably saved by an editor other than Jupyter): download the released notebook again, copy "
                 "your answers into its answer cells, save it in Jupyter and submit that")
+    return None
+
+
+def _malformed_nbgrader(data: bytes) -> str | None:
+    """Why a cell's nbgrader metadata cannot be read (None when every cell's can).
+
+    nbgrader reads ``metadata.nbgrader`` as a mapping and a ``grade_id`` as a string: anything else
+    raised inside nbgrader or the grader, which passed for a grader fault (retried, never
+    recorded: red team 3). Only an editor of JSON by hand makes such a cell.
+    """
+    cells = json.loads(data.decode("utf-8-sig")).get("cells", [])
+    for index, cell in enumerate(cells if isinstance(cells, list) else []):
+        metadata = cell.get("metadata") if isinstance(cell, dict) else None
+        if not isinstance(metadata, dict) or "nbgrader" not in metadata:
+            continue  # nbformat's validation speaks for the cell itself
+        meta = metadata["nbgrader"]
+        if not isinstance(meta, dict) or not isinstance(meta.get("grade_id", ""), str):
+            return (f"nbgrader cannot grade this notebook: cell {index}'s nbgrader metadata is malformed (it must be "
+                    f"a mapping whose grade_id is text): download the released notebook again, copy your answers "
+                    f"into its answer cells, save it in Jupyter and submit that")
     return None
 
 

@@ -36,6 +36,38 @@ FORGED_REPLY = ("k = get_ipython().kernel\n_send = k.session.send\n"
                 "    return _send(stream, msg, content, *a, **kw)\n"
                 "k.session.send = _mangle")
 
+
+
+def _meta(**nbgrader):
+    return {"grade": False, "solution": False, "locked": False, "schema_version": 3, **nbgrader}
+
+
+def _with_meta_cell(nbgrader, cell_type="code"):
+    """The solved notebook with one more cell that carries ``nbgrader`` as its nbgrader metadata."""
+    nb = _solved(A01)
+    make = nbformat.v4.new_code_cell if cell_type == "code" else nbformat.v4.new_markdown_cell
+    nb.cells.insert(len(nb.cells) - 1, make("x = 1", metadata={"nbgrader": nbgrader}))
+    return nb
+
+
+def _first_answer_meta(value):
+    """The solved notebook whose first answer cell's nbgrader metadata is ``value`` (not a mapping)."""
+    nb = _solved(A01)
+    next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")).metadata["nbgrader"] = value
+    return nb
+
+
+#: Forged nbgrader metadata in a notebook that kept its own (the release's metadata wins for the grade_ids it knows).
+METADATA = {
+    "meta_unknown_test": lambda: _with_meta_cell(_meta(grade=True, grade_id="free_points", points=100, locked=True)),
+    "meta_list_grade_id": lambda: _with_meta_cell(_meta(grade=True, grade_id=["softmax"], points=5)),
+    "meta_markdown_test": lambda: _with_meta_cell(_meta(grade=True, grade_id="free_words", points=50), "markdown"),
+    "meta_not_a_mapping": lambda: _first_answer_meta("solution"),
+    "meta_list": lambda: _first_answer_meta(["grade", True]),
+    "meta_null": lambda: _first_answer_meta(None),
+    "meta_points_text": lambda: _with_meta_cell(_meta(grade=True, grade_id="more", points="lots")),
+}
+
 ATTACKS = {
     "interrupt_proof": INTERRUPT_PROOF,
     "forged_status": FORGED_STATUS,
@@ -56,7 +88,8 @@ def fault_class(tmp_path_factory):
     yml = root / "course.yml"
     yml.write_text(yml.read_text().replace("cell_timeout: 30", "cell_timeout: 5"))
     api.generate(root, [A01])
-    students = {"honest": _solved(A01), **{sid: _with_cells(_solved(A01), src) for sid, src in ATTACKS.items()}}
+    students = {"honest": _solved(A01), **{sid: _with_cells(_solved(A01), src) for sid, src in ATTACKS.items()},
+                **{sid: make() for sid, make in METADATA.items()}}
     for sid, nb in students.items():
         path = root / "submitted" / sid / A01 / f"{A01}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,3 +120,14 @@ def test_an_attack_on_the_classifier_is_recorded_as_the_student_s(fault_class, s
         assert "kernel stopped answering as Jupyter expects" in row["reason"] and "notebook cell" in row["reason"]
         assert sum(c["score"] for c in row["cells"]) == 0
 
+
+
+
+@pytest.mark.parametrize("student", sorted(METADATA))
+def test_forged_nbgrader_metadata_is_recorded_as_the_student_s(fault_class, student):
+    """Metadata nbgrader cannot read (not a mapping, a grade_id that is not text, a test the release does not
+    have) fails the notebook with the reason: it is never a grader error, and never worth a point."""
+    row = fault_class["rows"].get(student)
+    assert row is not None, fault_class["summary"].errors
+    assert row["status"] == "failed" and row["reason"].startswith("nbgrader cannot grade this notebook")
+    assert sum(c["score"] for c in row["cells"]) == 0 and sum(c["max_score"] for c in row["cells"]) == 20
