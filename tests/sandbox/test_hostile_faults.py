@@ -16,7 +16,7 @@ import pytest
 from autograder import api, demo
 from autograder.sandbox import command
 
-from tests.sandbox.test_hostile import A01, _solved, _with_cells
+from tests.sandbox.test_hostile import A01, _release, _solved, _with_cells
 
 #: A loop that swallows the kernel's interrupt: nbgrader's cell timeout interrupts it, the kernel goes on,
 #: and nbclient gives up waiting with ``CellTimeoutError`` (a novice's ``except:`` does the same).
@@ -57,6 +57,32 @@ def _first_answer_meta(value):
     return nb
 
 
+def _stripped_with(change):
+    """The solved notebook with every cell's nbgrader metadata stripped (cell ids kept), then ``change``d."""
+    nb = _solved(A01)
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    change(nb.cells)
+    return nb
+
+
+def _retype(cells, cell_type: str):
+    """The first test cell turned into a ``cell_type`` cell with the same id."""
+    release = _release(A01).cells
+    index = next(i for i, c in enumerate(release) if c.metadata.get("nbgrader", {}).get("grade")
+                 and not c.metadata["nbgrader"].get("solution"))
+    old = cells[index]
+    make = nbformat.v4.new_markdown_cell if cell_type == "markdown" else nbformat.v4.new_raw_cell
+    cells[index] = make(old.source)
+    cells[index]["id"] = old["id"]
+
+
+#: Stripped metadata with cells arranged so that the release's metadata lands on a cell of another type.
+STRIPPED = {
+    "strip_test_as_markdown": lambda: _stripped_with(lambda cells: _retype(cells, "markdown")),
+    "strip_test_as_raw": lambda: _stripped_with(lambda cells: _retype(cells, "raw")),
+}
+
 #: Forged nbgrader metadata in a notebook that kept its own (the release's metadata wins for the grade_ids it knows).
 METADATA = {
     "meta_unknown_test": lambda: _with_meta_cell(_meta(grade=True, grade_id="free_points", points=100, locked=True)),
@@ -89,7 +115,7 @@ def fault_class(tmp_path_factory):
     yml.write_text(yml.read_text().replace("cell_timeout: 30", "cell_timeout: 5"))
     api.generate(root, [A01])
     students = {"honest": _solved(A01), **{sid: _with_cells(_solved(A01), src) for sid, src in ATTACKS.items()},
-                **{sid: make() for sid, make in METADATA.items()}}
+                **{sid: make() for sid, make in {**METADATA, **STRIPPED}.items()}}
     for sid, nb in students.items():
         path = root / "submitted" / sid / A01 / f"{A01}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -131,3 +157,13 @@ def test_forged_nbgrader_metadata_is_recorded_as_the_student_s(fault_class, stud
     assert row is not None, fault_class["summary"].errors
     assert row["status"] == "failed" and row["reason"].startswith("nbgrader cannot grade this notebook")
     assert sum(c["score"] for c in row["cells"]) == 0 and sum(c["max_score"] for c in row["cells"]) == 20
+
+
+
+@pytest.mark.parametrize("student", sorted(STRIPPED))
+def test_stripped_metadata_cannot_put_a_test_on_a_cell_of_another_type(fault_class, student):
+    """A test cell's id on a markdown or raw cell of a stripped notebook: the release's test is graded (nbgrader
+    restores it), the answers are verified as usual, and nothing is a grader error."""
+    row = fault_class["rows"][student]
+    assert row["status"] == "graded" and row["verified"] and row["flags"] == []
+    assert sum(c["score"] for c in row["cells"]) == sum(c["max_score"] for c in row["cells"]) == 20
