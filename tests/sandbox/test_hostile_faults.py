@@ -167,3 +167,24 @@ def test_stripped_metadata_cannot_put_a_test_on_a_cell_of_another_type(fault_cla
     row = fault_class["rows"][student]
     assert row["status"] == "graded" and row["verified"] and row["flags"] == []
     assert sum(c["score"] for c in row["cells"]) == sum(c["max_score"] for c in row["cells"]) == 20
+
+
+@pytest.mark.parametrize("assignment, withheld", [(A01, True), ("99_not_registered", False)])
+def test_a_key_error_inside_verification_never_keeps_the_kernel_s_score(monkeypatch, assignment, withheld):
+    """``KeyError`` meant "this assignment has no checks" and kept nbgrader's in-kernel score, whatever raised it;
+    for a registered assignment it is verification going wrong: the points are withheld with the flag."""
+    from autograder.grading import verification
+
+    def broken(*args, **kwargs):
+        raise KeyError("execution_state")
+
+    monkeypatch.setattr(verification, "load_verifier", lambda: broken)
+    cells = [{"grade_id": "softmax_rows_sum_to_one", "max_score": 2.0, "nbgrader_score": 2.0, "manual": False,
+              "message": None}]
+    verdicts, flags = verification.verify(assignment, b"{}", 1, {}, cells)
+    rows, flags = verification.merge(cells, verdicts, flags)
+    if withheld:
+        assert rows[0]["score"] == 0.0 and rows[0]["misconception"] == "grader.verification_failed"
+        assert [f["kind"] for f in flags] == ["verification failed"] and "KeyError" in flags[0]["evidence"]
+    else:
+        assert verdicts is None and rows[0]["score"] == 2.0 and flags == []
