@@ -83,6 +83,16 @@ STRIPPED = {
     "strip_test_as_raw": lambda: _stripped_with(lambda cells: _retype(cells, "raw")),
 }
 
+#: The test cells' visible line and hidden block, rebound on the released stubs: the recorded score is the
+#: verified one, so they score 0 whatever the kernel made of them.
+VALIDATE = {
+    "validate_rebound": ("class _Pass:\n    def __getattr__(self, name):\n        return lambda *a, **k: None\n"
+                         "grader = _Pass()\ncheck = lambda *a, **k: None"),
+    "validate_env": ("import os\nos.environ['NBGRADER_EXECUTION'] = 'validate'\n"
+                     "import autograder.notebook as _n\n_n.ValidationFailed = type('X', (Exception,), {})\n"
+                     "check = lambda *a, **k: None"),
+}
+
 #: Forged nbgrader metadata in a notebook that kept its own (the release's metadata wins for the grade_ids it knows).
 METADATA = {
     "meta_unknown_test": lambda: _with_meta_cell(_meta(grade=True, grade_id="free_points", points=100, locked=True)),
@@ -115,7 +125,8 @@ def fault_class(tmp_path_factory):
     yml.write_text(yml.read_text().replace("cell_timeout: 30", "cell_timeout: 5"))
     api.generate(root, [A01])
     students = {"honest": _solved(A01), **{sid: _with_cells(_solved(A01), src) for sid, src in ATTACKS.items()},
-                **{sid: make() for sid, make in {**METADATA, **STRIPPED}.items()}}
+                **{sid: make() for sid, make in {**METADATA, **STRIPPED}.items()},
+                **{sid: _with_cells(_release(A01), src) for sid, src in VALIDATE.items()}}
     for sid, nb in students.items():
         path = root / "submitted" / sid / A01 / f"{A01}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -188,3 +199,10 @@ def test_a_key_error_inside_verification_never_keeps_the_kernel_s_score(monkeypa
         assert [f["kind"] for f in flags] == ["verification failed"] and "KeyError" in flags[0]["evidence"]
     else:
         assert verdicts is None and rows[0]["score"] == 2.0 and flags == []
+
+
+@pytest.mark.parametrize("student", sorted(VALIDATE))
+def test_a_validate_line_made_to_pass_in_the_kernel_scores_nothing(fault_class, student):
+    row = fault_class["rows"][student]
+    assert row["status"] == "graded" and row["verified"]
+    assert sum(c["score"] for c in row["cells"]) == 0 and sum(c["max_score"] for c in row["cells"]) == 20
