@@ -92,7 +92,7 @@ class JobResult:
     timing: dict[str, float] = field(default_factory=dict)
 
 
-def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
+def check_notebook(data: bytes, grade_ids: set[str], max_cells: int = 2000) -> str | None:
     """Return why ``data`` cannot be autograded (None when it can).
 
     Parameters
@@ -107,6 +107,9 @@ def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
         nb = model.loads(data)
     except model.NotANotebook as exc:
         return str(exc)
+    if len(nb.cells) > max_cells:  # 40,000 empty cells (4 MB) cost a worker 50 s, outside the kernel's clock
+        return (f"the notebook has {len(nb.cells):,} cells, more than the {max_cells:,} a submission may have "
+                f"(grading.max_cells): delete the cells you added in bulk and submit it again")
     try:
         nbformat.validate(nbformat.reads(data.decode("utf-8-sig"), as_version=4))
     except Exception as exc:  # nbformat raises several exception types
@@ -123,12 +126,8 @@ def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
 
 
 def _malformed_nbgrader(data: bytes) -> str | None:
-    """Why a cell's nbgrader metadata cannot be read (None when every cell's can).
-
-    nbgrader reads ``metadata.nbgrader`` as a mapping and a ``grade_id`` as a string: anything else
-    raised inside nbgrader or the grader, which passed for a grader fault (retried, never
-    recorded: red team 3). Only an editor of JSON by hand makes such a cell.
-    """
+    """Why a cell's nbgrader metadata cannot be read (None when every cell's can): not a mapping, or a grade_id
+    that is not text raised inside nbgrader or the grader and passed for a grader fault (red team 3)."""
     cells = json.loads(data.decode("utf-8-sig")).get("cells", [])
     for index, cell in enumerate(cells if isinstance(cells, list) else []):
         metadata = cell.get("metadata") if isinstance(cell, dict) else None
@@ -155,7 +154,7 @@ def admit(bundle: AssignmentBundle, job: Job, grade_ids: set[str]) -> tuple[byte
         data = model.restore_metadata(job.notebook, bundle.layouts.get(job.notebook_id, []))
     except model.NotANotebook as exc:  # Unmatched too
         return job.notebook, faults.student("invalid notebook", str(exc))
-    reason = check_notebook(data, grade_ids)
+    reason = check_notebook(data, grade_ids, bundle.course.grading.max_cells)
     return data, faults.student("invalid notebook", reason) if reason else None
 
 

@@ -206,3 +206,18 @@ def test_a_validate_line_made_to_pass_in_the_kernel_scores_nothing(fault_class, 
     row = fault_class["rows"][student]
     assert row["status"] == "graded" and row["verified"]
     assert sum(c["score"] for c in row["cells"]) == 0 and sum(c["max_score"] for c in row["cells"]) == 20
+
+
+def test_a_notebook_of_tens_of_thousands_of_cells_is_refused_as_the_student_s():
+    """40,000 empty markdown cells (4 MB, under the size limit) cost a worker 50 s outside the kernel's clock
+    (20 MB: minutes, near the job's own limit, which is a grader fault): refused with the reason before any work."""
+    from autograder.grading.job import check_notebook
+
+    nb = _solved(A01)
+    release_cells = len(nb.cells)
+    nb.cells[-1:-1] = [nbformat.v4.new_markdown_cell("") for _ in range(2000 - release_cells + 1)]
+    reason = check_notebook(nbformat.writes(nb).encode(), set(), 2000)
+    assert reason is not None and "2,001 cells" in reason and "grading.max_cells" in reason
+    nb.cells = nb.cells[:2000]
+    assert check_notebook(nbformat.writes(nb).encode(), set(), 2000) is None
+    assert check_notebook(nbformat.writes(_solved(A01)).encode(), set()) is None  # the default keeps the course's
