@@ -5,8 +5,8 @@ Every way a submission's grading can fail is classified here, and every path of 
 gradebook write) asks this module:
 
 * a **student fault** (the file is not a notebook, its cells cannot be matched to the released
-  notebook, nbgrader finds its metadata invalid, the student's code ran past its time or killed
-  its own kernel) is recorded as a failed submission, with the whole reason, worded so that the
+  notebook, nbgrader finds its metadata invalid, the student's code ran past its time, killed
+  its own kernel, or made it misbehave while its cells ran: ``timing.StudentKernelError``) is recorded as a failed submission, with the whole reason, worded so that the
   student can act on it;
 * a **grader fault** (a worker process died, a kernel or sandbox did not start, the grading host
   ran out of a resource, a step of the grader's own ran past its time, the gradebook could not
