@@ -97,6 +97,9 @@ class Grading(_Model):
     max_submission_mb: float = Field(
         20.0, gt=0, description="a submitted notebook larger than this is recorded as failed, never read (the "
                                 "course's notebooks are 30-80 kB)")
+    max_cells: int = Field(
+        2000, gt=0, description="a submitted notebook with more cells is recorded as failed (the course's have "
+                                "40-100; tens of thousands cost a worker minutes outside the kernel's time limit)")
     unreadable_timestamp: Literal["on_time", "late"] = Field(
         "on_time", description="a submission whose timestamp.txt cannot be read is graded as on time, or as late "
                                "(submitted when it is graded); either way it is flagged 'timestamp unreadable'")

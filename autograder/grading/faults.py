@@ -5,8 +5,8 @@ Every way a submission's grading can fail is classified here, and every path of 
 gradebook write) asks this module:
 
 * a **student fault** (the file is not a notebook, its cells cannot be matched to the released
-  notebook, nbgrader finds its metadata invalid, the student's code ran past its time or killed
-  its own kernel) is recorded as a failed submission, with the whole reason, worded so that the
+  notebook, nbgrader finds its metadata invalid, the student's code ran past its time, killed
+  its own kernel, or made it misbehave while its cells ran: ``timing.StudentKernelError``) is recorded as a failed submission, with the whole reason, worded so that the
   student can act on it;
 * a **grader fault** (a worker process died, a kernel or sandbox did not start, the grading host
   ran out of a resource, a step of the grader's own ran past its time, the gradebook could not
@@ -138,6 +138,14 @@ def of_nbgrader(exc: BaseException | None, log_lines: list[str], marks: dict, *,
     if "NoSuchKernel" in names:  # the notebook's own metadata names a kernel this course does not have
         return student("notebook invalid", f"the notebook asks for a kernel the grader does not have ({exc}): set its "
                                            f"kernel to Python 3 (Kernel > Change Kernel), save, and submit it again")
+    lost = next((e for e in _chain(exc) if type(e).__name__ == "StudentKernelError"), None)
+    if lost is not None and not names & _KERNEL_LOST:
+        return student("kernel misbehaved", f"while your code ran (notebook cell {lost.index}), the kernel stopped "
+                                            f"answering as Jupyter expects ({lost}): most often a loop that "
+                                            f"swallows the interrupt of the {lost.timeout} s cell time limit (a bare "
+                                            f"`except:` or `except KeyboardInterrupt`), or code that talks to the "
+                                            f"kernel's own channels (get_ipython().kernel); fix that cell, run "
+                                            f"Restart & Run All, and submit again")
     if names & _KERNEL_LOST and ran_cells:
         return student("kernel died", "the notebook's kernel died or stopped answering while your code ran (most "
                                       "often: it used more memory than the grader allows, ran without end, or "

@@ -10,6 +10,7 @@ instructor. The coordinator copies the results into the real gradebook.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -92,7 +93,7 @@ class JobResult:
     timing: dict[str, float] = field(default_factory=dict)
 
 
-def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
+def check_notebook(data: bytes, grade_ids: set[str], max_cells: int = 2000) -> str | None:
     """Return why ``data`` cannot be autograded (None when it can).
 
     Parameters
@@ -107,15 +108,37 @@ def check_notebook(data: bytes, grade_ids: set[str]) -> str | None:
         nb = model.loads(data)
     except model.NotANotebook as exc:
         return str(exc)
+    if len(nb.cells) > max_cells:  # 40,000 empty cells (4 MB) cost a worker 50 s, outside the kernel's clock
+        return (f"the notebook has {len(nb.cells):,} cells, more than the {max_cells:,} a submission may have "
+                f"(grading.max_cells): delete the cells you added in bulk and submit it again")
     try:
         nbformat.validate(nbformat.reads(data.decode("utf-8-sig"), as_version=4))
     except Exception as exc:  # nbformat raises several exception types
         return f"not a valid notebook: {str(exc).splitlines()[0]}"
+    malformed = _malformed_nbgrader(data)
+    if malformed:
+        return malformed
     present = {c.grade_id for c in nb.cells}
     if grade_ids and not grade_ids & present:
         return ("nbgrader metadata stripped: none of the graded cells can be identified (the notebook was "
                 "probably saved by an editor other than Jupyter): download the released notebook again, copy "
                 "your answers into its answer cells, save it in Jupyter and submit that")
+    return None
+
+
+def _malformed_nbgrader(data: bytes) -> str | None:
+    """Why a cell's nbgrader metadata cannot be read (None when every cell's can): not a mapping, or a grade_id
+    that is not text raised inside nbgrader or the grader and passed for a grader fault (red team 3)."""
+    cells = json.loads(data.decode("utf-8-sig")).get("cells", [])
+    for index, cell in enumerate(cells if isinstance(cells, list) else []):
+        metadata = cell.get("metadata") if isinstance(cell, dict) else None
+        if not isinstance(metadata, dict) or "nbgrader" not in metadata:
+            continue  # nbformat's validation speaks for the cell itself
+        meta = metadata["nbgrader"]
+        if not isinstance(meta, dict) or not isinstance(meta.get("grade_id", ""), str):
+            return (f"nbgrader cannot grade this notebook: cell {index}'s nbgrader metadata is malformed (it must be "
+                    f"a mapping whose grade_id is text): download the released notebook again, copy your answers "
+                    f"into its answer cells, save it in Jupyter and submit that")
     return None
 
 
@@ -132,7 +155,7 @@ def admit(bundle: AssignmentBundle, job: Job, grade_ids: set[str]) -> tuple[byte
         data = model.restore_metadata(job.notebook, bundle.layouts.get(job.notebook_id, []))
     except model.NotANotebook as exc:  # Unmatched too
         return job.notebook, faults.student("invalid notebook", str(exc))
-    reason = check_notebook(data, grade_ids)
+    reason = check_notebook(data, grade_ids, bundle.course.grading.max_cells)
     return data, faults.student("invalid notebook", reason) if reason else None
 
 
@@ -310,7 +333,11 @@ class _ErrorLog(logging.Handler):
     def emit(self, record):
         self.lines.append(record.getMessage())
         # nbgrader logs from inside its ``except`` block: the exception it caught is still current
-        self.exc = self.exc or sys.exc_info()[1] or (record.exc_info[1] if record.exc_info else None)
+        current = sys.exc_info()[1] or (record.exc_info[1] if record.exc_info else None)
+        # nbclient logs too, from inside its own handlers (a cell timeout: queue.Empty); what the student's
+        # kernel did wrong (timing.StudentKernelError) is what nbgrader caught in the end, and wins
+        if self.exc is None or type(current).__name__ == "StudentKernelError":
+            self.exc = current or self.exc
 
 
 def _write_kit(bundle: AssignmentBundle, job: Job, root: Path) -> Path | None:

@@ -152,11 +152,36 @@ class TimedExecute(Execute):
         return super()._update_display_id(display_id, msg)
 
     def preprocess_cell(self, cell, resources, index):
-        """Execute one cell (see nbclient) and record when it finished."""
+        """Execute one cell (see nbclient) and record when it finished.
+
+        Whatever goes wrong while the student's code runs in a ready kernel is the student's
+        (:class:`StudentKernelError`): the kernel is theirs, and it can forge or mangle the
+        messages nbclient reads (a status without a state, a reply without ``ename``) or ignore the
+        interrupt of the cell timeout, which nbclient reports as an error of its own. Left
+        unclassified, such a notebook passed for a grader fault: retried, never recorded (red
+        team 3). Only the host running out of a resource and a kernel that died stay as they are
+        (the watchdog and :mod:`.faults` classify those).
+        """
         try:
             return super().preprocess_cell(cell, resources, index)
+        except Exception as exc:
+            from nbclient.exceptions import DeadKernelError
+
+            from .faults import of_host
+            if isinstance(exc, DeadKernelError) or of_host(exc) is not None or clock.expired:
+                raise
+            raise StudentKernelError(index, self.timeout, exc) from exc
         finally:
             clock.mark("cells_done")
+
+
+class StudentKernelError(RuntimeError):
+    """The student's kernel, while it ran cell ``index``, did something nbclient could not follow."""
+
+    def __init__(self, index: int, timeout: int | None, exc: BaseException):
+        self.index, self.timeout = index, timeout
+        detail = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+        super().__init__(f"cell {index}: {detail}")
 
 
 class TimedSandboxExecute(TimedExecute):

@@ -124,6 +124,15 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
     return out, flags
 
 
+def _registered(assignment_id: str) -> bool:
+    """Whether the checks registry knows ``assignment_id`` (verification then always decides its scores)."""
+    try:
+        from autograder.checks import TASKS
+    except ImportError:
+        return False
+    return assignment_id in TASKS
+
+
 def load_verifier():
     """Return ``autograder.sandbox.verify_submission``, or None if it is not installed yet."""
     try:
@@ -175,8 +184,12 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
             verdicts, flags = normalise(verifier(assignment_id, notebook, seed, dict(limits, matplotlib="real"),
                                                  trusted=trusted))
         return verdicts, flags
-    except KeyError:
-        return None, []  # an assignment with no registered checks: nothing to verify
+    except KeyError as exc:
+        if not _registered(assignment_id):
+            return None, []  # an assignment with no registered checks: nothing to verify
+        # Any other KeyError is verification going wrong: kept as "nothing to verify", it recorded the kernel's
+        # scores, which the student's code may have decided (red team 3)
+        return failed_verdicts(cells or [], f"KeyError: {exc}")
     except SandboxError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever went wrong, the points are withheld, not guessed

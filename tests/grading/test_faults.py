@@ -19,6 +19,7 @@ from nbgrader.nbgraderformat import ValidationError
 from nbgrader.preprocessors.execute import UnresponsiveKernelError
 
 from autograder.grading import faults
+from autograder.grading.timing import StudentKernelError
 from autograder.notebook import model
 from autograder.sandbox.command import SandboxError
 
@@ -46,6 +47,9 @@ def _raised_in_nbclient(exc: BaseException) -> BaseException:
     (UnresponsiveKernelError(), AFTER, None, faults.STUDENT, "kernel died"),
     (ValidationError("Duplicate grade id: square"), {"begin": 0.0}, None, faults.STUDENT, "notebook invalid"),
     (NoSuchKernel("julia-1.9"), STARTING, None, faults.STUDENT, "notebook invalid"),
+    # red team 3: nbclient could not follow the student's kernel while a cell ran (forged or mangled messages,
+    # an interrupt swallowed): the student's, never a grader error that is retried and never recorded
+    (StudentKernelError(7, 30, KeyError("execution_state")), AFTER, None, faults.STUDENT, "kernel misbehaved"),
     # the grader's: its kernel did not start, its own steps ran out of time, the host ran out, or unknown
     (_raised_in_nbclient(RuntimeError("Kernel died before replying to kernel_info")), STARTING, None,
      faults.GRADER, "kernel start"),

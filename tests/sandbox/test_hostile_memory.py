@@ -58,6 +58,22 @@ SETSID_CHILD = (
     "        time.sleep(0.01)\n"
     "    return np.load('/tmp/out.npy')\n")
 
+_HOARD = """import os, socket
+_BUFFERS = []
+for _ in range(400):
+    try:
+        _a, _b = {make}
+    except OSError:
+        break
+    {fill}
+    try:
+        while True:
+            {send}(b"x" * 65536)
+    except OSError:
+        pass
+    _BUFFERS.append((_a, _b))
+""" + HEAD + "    if K.shape[-2] > 10000:\n        for a, b in _BUFFERS:\n            {close}\n" + DELEGATE
+
 ATTACKS = {
     "delegation": HEAD + DELEGATE,
     "tracemalloc_stop": HEAD + "    import tracemalloc\n    tracemalloc.stop()\n" + DELEGATE,
@@ -115,10 +131,17 @@ for _path in glob.glob("/job/*.npz"):
         except OSError:
             pass
 ''' + DELEGATE,
+    # Red team 3: kernel memory (socket and pipe buffers kept full) is neither anonymous memory nor tmpfs, so the
+    # grader's figure of what the notebook holds leaves it out; freed inside the call, it would make room.
+    "socket_buffers": _HOARD.format(make="socket.socketpair()", fill="_a.setblocking(False)", send="_a.send",
+                                    close="a.close(); b.close()"),
+    "pipe_buffers": _HOARD.format(make="os.pipe()", fill="os.set_blocking(_b, False)", send="(lambda d: os.write(_b, d))",
+                                  close="os.close(a); os.close(b)"),
 }
 # The misconception each attack ends with: the table went beyond the room, or the notebook held too much.
 EXPECTED = {name: {"blockwise_attention.full_matrix"} for name in ATTACKS}
 EXPECTED["preallocate_then_free_large"] = {"blockwise_attention.memory_held"}
+EXPECTED["socket_buffers"] = EXPECTED["pipe_buffers"] = {"blockwise_attention.memory_held"}
 # A helper process is memory the notebook holds: either verdict is the measurement working.
 EXPECTED["setsid_child"] = {"blockwise_attention.full_matrix", "blockwise_attention.memory_held"}
 
