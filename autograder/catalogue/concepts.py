@@ -46,6 +46,29 @@ def score_asymmetry(X, W_q, W_k):
 
 VARIANTS = [Variant(name, a, task, {task: src}, misconception=m, source=source)
             for name, a, task, src, m, source in _MISTAKES]
+
+
+def _every_wrong_option() -> list[Variant]:
+    """One wrong answer for every wrong option the hand-written ones above leave out: every other question
+    answered right, that one question with that letter (each wrong option is a misconception of its own)."""
+    from ..checks.concepts import TASK_OF, questions
+
+    covered = {m for *_, m, _ in _MISTAKES}
+    found = []
+    for assignment, task in TASK_OF.items():
+        asked = questions(assignment)
+        for i, question in enumerate(asked):
+            for letter, (suffix, _title, _message) in sorted(question.wrong.items()):
+                if f"{task}.{suffix}" in covered:
+                    continue
+                answer = tuple(letter if j == i else q.right for j, q in enumerate(asked))
+                found.append(Variant(f"{task.lower()}_{suffix}", assignment, task, {task: f"{task} = {answer!r}"},
+                                     misconception=f"{task}.{suffix}",
+                                     source=f"option {letter!r} of {question.name} (autograder/checks/concepts.py)"))
+    return found
+
+
+VARIANTS += _every_wrong_option()
 VARIANTS += [
     Variant("score_asymmetry_one_map", "04_heads", "score_asymmetry", {"score_asymmetry": SCORE_ASYMMETRY_ONE_MAP},
             misconception="score_asymmetry.one_map",
