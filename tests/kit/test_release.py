@@ -44,7 +44,7 @@ def test_unknown_assignments_are_refused():
 
 def test_a_due_date_without_a_time_zone_is_an_error_naming_its_key():
     text = ROOT.joinpath("course.yml").read_text().replace("2027-02-15T23:59:00+00:00", "2027-02-15T23:59:00")
-    with pytest.raises(CourseConfigError, match=r"assignments\[1\].*has no time zone"):
+    with pytest.raises(CourseConfigError, match=r"assignments\[1\].*needs a timezone"):
         parse_course(text)
 
 
