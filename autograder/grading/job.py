@@ -177,6 +177,9 @@ def _cell_results(gradebook_url: str, course_id: str, bundle: AssignmentBundle, 
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
     with Gradebook(gradebook_url, course_id) as gb:
         nb = gb.find_submission_notebook(nid, aid, sid)
+        # a grade cell that is also an answer cell is graded by hand (nbgrader still auto-scores an
+        # unanswered one 0, "No response."), whatever its auto score: no check ever covers it
+        answers = {c.name for c in nb.notebook.solution_cells}
         cells = []
         for grade in nb.grades:
             cell = by_id.get(grade.name)
@@ -189,7 +192,7 @@ def _cell_results(gradebook_url: str, course_id: str, bundle: AssignmentBundle, 
                 message = None
             cells.append({"grade_id": grade.name, "max_score": float(grade.max_score),
                           "nbgrader_score": score,
-                          "manual": score is None,  # nbgrader leaves it to a human grader
+                          "manual": score is None or grade.name in answers,
                           "message": message})
         comments = {c.name: c.auto_comment for c in nb.comments}
     order = list(by_id)
