@@ -31,6 +31,9 @@ ANSWERS = {
                 "    return e / e.sum(axis=axis, keepdims=True)"),
     "weighted_average": "def weighted_average(weights, V):\n    return np.asarray(weights) @ np.asarray(V)",
 }
+# The answer-key constants of 01 (its "Check your understanding" letters) as the instructor wrote them.
+ANSWERS.update({task: answer for task, answer in submissions.solution_answers(submissions.read(SOURCE)).items()
+                if task.isupper()})
 #: A wrong softmax that fails every check of softmax: divides by the largest exponential instead of
 #: the row's total (positive, finite, the right shape: only value comparisons catch it) and works
 #: in place (only the mutation check catches that).
