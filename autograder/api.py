@@ -35,7 +35,7 @@ def generate(course_dir: str | Path = ".", assignments: list[str] | None = None)
 
     from .grading.gradebook import ensure_assignment
     from .grading.nbconfig import absolute_db_url, nbgrader_config
-    from .notebook.rubrics import strip_rubrics
+    from .notebook.rubrics import check_no_rubrics
     from .notebook.sources import build_solutions
 
     course_dir = Path(course_dir).resolve()
@@ -59,7 +59,7 @@ def generate(course_dir: str | Path = ".", assignments: list[str] | None = None)
             shutil.copytree(Path(tmp) / aid, dest)
         written += sorted(dest.glob("*.ipynb"))
         for nb_path in sorted(dest.glob("*.ipynb")):
-            strip_rubrics(nb_path)  # instructor-only: never in the student version
+            check_no_rubrics(nb_path)  # instructor-only: never in the student version
         # The gradebook's due date (formgrader, late penalties) is course.yml's.
         ensure_assignment(course, course_dir, aid, absolute_db_url(course.grading.db_url, course_dir))
     return written

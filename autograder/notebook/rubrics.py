@@ -6,7 +6,7 @@ metadata ``autograder={"rubric_for": "<grade_id>"}`` and text starting
 ``**Rubric (instructor only)**``. Where they go:
 
 * never into the student version: :class:`RemoveRubrics` is the last step of nbgrader's
-  ``generate_assignment`` (``nbgrader_config.py``), and ``autograder generate`` checks the result;
+  ``generate_assignment`` (``nbgrader_config.py``), and ``autograder generate`` refuses a student version that still holds one;
 * into the autograded notebook, right after the student's answer, as one markdown cell with the
   rubric and the model answer (:func:`insert_rubrics`, by the coordinator), so formgrader shows
   them to the grader; a submission's own cell that claims to be a rubric is dropped first;
@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 RUBRIC_KEY = "rubric_for"
 RUBRIC_HEADING = "**Rubric (instructor only)**"
@@ -45,21 +46,23 @@ def without_rubrics(nb: dict) -> dict:
 class RemoveRubrics(Preprocessor):
     """nbgrader/nbconvert preprocessor: drop rubric cells (the student version never has them)."""
 
+    # nbconvert's preprocessors are off unless enabled (nbgrader's own set this too): without it
+    # stock `nbgrader generate_assignment` silently kept every rubric in the student version
+    enabled = Bool(True).tag(config=True)
+
     def preprocess(self, nb, resources):
         """Remove every cell whose ``autograder.rubric_for`` metadata is set."""
         return without_rubrics(nb), resources
 
 
-def strip_rubrics(path: str | Path) -> bool:
-    """Remove rubric cells from the notebook file at ``path``; whether there were any."""
+def check_no_rubrics(path: str | Path) -> None:
+    """Raise if the student version at ``path`` holds a rubric cell (:class:`RemoveRubrics` should have
+    dropped it): a release that would hand students the rubric is refused, never written quietly."""
     path = Path(path)
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    before = len(nb.get("cells", []))
-    without_rubrics(nb)
-    if len(nb["cells"]) == before:
-        return False
-    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return True
+    left = [rubric_for(c) for c in json.loads(path.read_text(encoding="utf-8")).get("cells", []) if rubric_for(c)]
+    if left:
+        raise RuntimeError(f"{path} holds the rubric of {', '.join(left)}: nbgrader's generate_assignment must run "
+                           f"with autograder.notebook.rubrics.RemoveRubrics (nbgrader_config.py)")
 
 
 def rubrics_of(source_nb: dict) -> dict[str, str]:

@@ -181,6 +181,14 @@ class NbgraderCourse:
         self.assignment = assignment
         shutil.copytree(SOLUTIONS / assignment, root / "source" / assignment,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        # The one course setting stock generation needs (autograder/grading/nbconfig.py): rubric
+        # cells are instructor-only, so nbgrader's own generate_assignment drops them too.
+        (root / "nbgrader_config.py").write_text(
+            "from nbgrader.converters import GenerateAssignment\n"
+            "from autograder.notebook.rubrics import RemoveRubrics\n"
+            "c = get_config()\n"
+            "c.GenerateAssignment.preprocessors = [*GenerateAssignment.class_traits()['preprocessors'].default(), "
+            "RemoveRubrics]\n")
         self.generate_log = _nbgrader(root, "generate_assignment", assignment, "--force")
         self._results: dict[str, Result] = {}
         self._runs = 0
