@@ -36,7 +36,7 @@ def course_assignments(course_dir: Path = PACKAGE_ROOT) -> list[str]:
 
 
 def prepare_course(out: Path, source: Path = PACKAGE_ROOT) -> Path:
-    """A fresh demo course directory: course.yml, nbgrader_config.py and solutions/ copied from ``source``.
+    """A fresh demo course directory: course.yml, nbgrader_config.py, solutions/ and assignments/ copied from ``source``.
 
     A previous demo folder (it carries a marker file) is replaced; any other non-empty folder
     is left alone and refused.
@@ -51,8 +51,10 @@ def prepare_course(out: Path, source: Path = PACKAGE_ROOT) -> Path:
     for name in ("course.yml", "nbgrader_config.py"):
         if (source / name).is_file():
             shutil.copy2(source / name, out / name)
-    shutil.copytree(source / "solutions", out / "solutions",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    # solutions/ to grade against; assignments/ (what generation makes of it) for the kernel's student kit
+    for folder in ("solutions", "assignments"):
+        shutil.copytree(source / folder, out / folder,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     return out
 
 
