@@ -25,6 +25,10 @@ MISCONCEPTIONS = {
     "blockwise_attention.full_matrix": "builds the full n_q x n_k table of scores or weights",
     "blockwise_attention.memory_held": "the notebook holds much memory when the memory check calls blockwise_attention",
 }
+#: Misconceptions that only the grader's own measurement decides (the control group of verification,
+#: autograder/sandbox/measure.py, fails the call with ``MemoryHeld`` before it runs): no answer graded
+#: in-process can produce them, so the catalogue cannot write them. Each names the tests that prove it.
+GRADER_MEASURED = {"blockwise_attention.memory_held": "tests/sandbox/test_hostile_memory.py"}
 checks = CheckList()
 CHECKS = checks
 
