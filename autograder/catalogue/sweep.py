@@ -6,7 +6,8 @@ drew both again for every variant (06's memory check walks 32,768 keys in blocks
 reference alone). A :class:`Sweep` draws the calls of each (check, seed) once, tells which seeds
 give a check the very same calls (a check whose ``make_calls`` ignores the rng, or draws only
 what does not change), and answers attention_ref's functions from a cache when they are asked
-about exactly those call arguments. What stays per variant is what the verdict depends on: the
+about exactly those call arguments (and so do the diagnosis candidates a check module declares
+pure functions of a call's inputs, ``PURE_OF_CALLS``). What stays per variant is what the verdict depends on: the
 student's code runs on every distinct set of calls and the judge reads every outcome.
 """
 from __future__ import annotations
@@ -67,19 +68,24 @@ class Sweep:
 
     @contextlib.contextmanager
     def reference(self):
-        """attention_ref's public functions answering this sweep's calls from the cache (a deep copy
-        each time, so a judge that edits its reference edits its own); restored on exit."""
+        """attention_ref's public functions, and the diagnosis candidates a check module lists in
+        ``PURE_OF_CALLS``, answering this sweep's calls from the cache (a deep copy each time, so a
+        judge that edits its reference edits its own); restored on exit."""
         import attention_ref
 
-        originals = {name: getattr(attention_ref, name) for name in attention_ref.__all__
-                     if callable(getattr(attention_ref, name)) and not isinstance(getattr(attention_ref, name), type)}
-        for name, function in originals.items():
-            setattr(attention_ref, name, self._memoised(name, function))
+        from ..checks import MODULES
+
+        targets = [(attention_ref, name) for name in attention_ref.__all__
+                   if callable(getattr(attention_ref, name)) and not isinstance(getattr(attention_ref, name), type)]
+        targets += [(module, name) for module in MODULES for name in getattr(module, "PURE_OF_CALLS", ())]
+        originals = [(owner, name, getattr(owner, name)) for owner, name in targets]
+        for owner, name, function in originals:
+            setattr(owner, name, self._memoised(f"{owner.__name__}.{name}", function))
         try:
             yield
         finally:
-            for name, function in originals.items():
-                setattr(attention_ref, name, function)
+            for owner, name, function in originals:
+                setattr(owner, name, function)
 
     def _memoised(self, name, function):
         @functools.wraps(function)
