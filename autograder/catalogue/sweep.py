@@ -1,6 +1,6 @@
 """What every variant of one assignment shares over a sweep of seeds: the calls, and the reference's answers.
 
-The catalogue grades each of its ~190 variants over 20 seeds. A check's calls depend only on the
+The catalogue tests grade every variant over 20 seeds. A check's calls depend only on the
 check and the seed, and the reference's answer to them only on the calls, yet the plain sweep
 drew both again for every variant (06's memory check walks 32,768 keys in blocks of 64 for the
 reference alone). A :class:`Sweep` draws the calls of each (check, seed) once, tells which seeds
