@@ -5,6 +5,7 @@ Used by the catalogue tests (tests/course/test_catalogue.py) and by ``benchmarks
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections import defaultdict
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from ..checks.core import Verdict, evaluate
 from ..inprocess import execute_answers
 from ..notebook import model
 from . import Variant
+from .sweep import Sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,11 +31,36 @@ def _notebook(assignment: str, answers: dict[str, str]):
     return nb
 
 
+_SWEEP: list[Sweep] = []  # the current assignment's (the catalogue lists variants by assignment)
+
+
+def _sweep(assignment: str) -> Sweep:
+    if not _SWEEP or _SWEEP[0].assignment != assignment:
+        _SWEEP[:] = [Sweep(assignment)]  # the previous assignment's calls are let go
+    return _SWEEP[0]
+
+
 def grade_over_seeds(variant: Variant, seeds) -> dict[int, list[Verdict]]:
-    """``{seed: verdicts of every check of the variant's assignment}``; the cells run once."""
+    """``{seed: verdicts of every check of the variant's assignment}``; the cells run once.
+
+    The student's code runs once per check and distinct set of calls (seeds at which a check
+    makes the very same calls share that run) and every outcome is judged; the calls, and the
+    reference's answers about them, are shared by the variants of the assignment (:mod:`.sweep`).
+    """
     namespace, _ = execute_answers(_notebook(variant.assignment, variant.answers))
-    checks = checks_for_assignment(variant.assignment)
-    return {seed: [evaluate(c, executor(c, namespace), seed) for c in checks] for seed in seeds}
+    sweep = _sweep(variant.assignment)
+    graded: dict[int, list[Verdict]] = {seed: [] for seed in seeds}
+    with sweep.reference():
+        for check in checks_for_assignment(variant.assignment):
+            done: dict[bytes, Verdict] = {}
+            for seed in seeds:
+                key = sweep.same_calls(check, seed)
+                if key not in done:
+                    calls = sweep.calls(check, seed)
+                    drawn = dataclasses.replace(check, make_calls=lambda rng, calls=calls: calls)
+                    done[key] = evaluate(drawn, executor(check, namespace), seed)
+                graded[seed].append(dataclasses.replace(done[key]))
+    return graded
 
 
 def classify(variant: Variant, verdicts: list[Verdict]) -> str:

@@ -25,6 +25,18 @@ def additive_scores(Q, K, W_q, W_k, v):
     return np.tanh(hidden).sum(axis=-1)
 '''
 
+ADDITIVE_NO_TANH = '''
+def additive_scores(Q, K, W_q, W_k, v):
+    hidden = (Q @ W_q)[..., :, None, :] + (K @ W_k)[..., None, :, :]
+    return hidden @ v                      # the nonlinearity left out
+'''
+
+DOT_NO_SCALING = '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = Q @ W_q, K @ W_k
+    return q @ np.swapaxes(k, -1, -2)      # the plain dot product of the projections
+'''
+
 DOT_INPUT_WIDTH = '''
 def scaled_dot_scores(Q, K, W_q, W_k):
     q, k = Q @ W_q, K @ W_k
@@ -42,6 +54,12 @@ def bilinear_scores(Q, K, W):
     return Q @ W.T @ np.swapaxes(K, -1, -2)    # W read from the key's side
 '''
 
+BILINEAR_SCALED = '''
+def bilinear_scores(Q, K, W):
+    # scaled "like the dot product"
+    return Q @ W @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])
+'''
+
 COSTS_WITHOUT_V = '''
 def score_costs(kind, n, d, h):
     if kind == "bilinear":
@@ -54,6 +72,21 @@ def score_costs(kind, n, d, h):
     if kind == "bilinear":
         return d * d, n * d * d + n * n * d
     return 2 * d * h + (h if kind == "additive" else 0), n * n * h   # only the pairs
+'''
+
+COSTS_PAIRS_AT_INPUT_WIDTH = '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * d * d + n * n * d
+    params = 2 * d * h + (h if kind == "additive" else 0)
+    return params, 2 * n * d * h + n * n * d    # each pair compared at the width of the items
+'''
+
+COSTS_BILINEAR_PER_PAIR = '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * n * (d * d + d)       # W k, then q . (W k), for every pair
+    return 2 * d * h + (h if kind == "additive" else 0), 2 * n * d * h + n * n * h
 '''
 
 WIDTH_ROUNDS_UP = '''
@@ -120,16 +153,31 @@ _MISTAKES = [
      "commonly seen: adding the projected queries and keys without an axis per side (works only for n_q == n_k)"),
     ("additive_scores_no_v", "additive_scores", ADDITIVE_NO_V, "additive_scores.no_v",
      "commonly seen: reducing the hidden units with a sum instead of the learned vector v"),
+    ("additive_scores_no_tanh", "additive_scores", ADDITIVE_NO_TANH, "additive_scores.no_tanh",
+     "Bahdanau et al. 2015, appendix A.1.2 (v_a^T tanh(W_a s + U_a h)); commonly seen when the score is read as "
+     "'a linear layer on the two vectors'"),
+    ("scaled_dot_scores_no_scaling", "scaled_dot_scores", DOT_NO_SCALING, "scaled_dot_scores.no_scaling",
+     "Vaswani et al. 2017, §3.2.1 (the scaling 1/sqrt(d_k) is what distinguishes it from dot-product attention); "
+     "notebook 02"),
     ("scaled_dot_scores_input_width", "scaled_dot_scores", DOT_INPUT_WIDTH, "scaled_dot_scores.divides_by_input_width",
      "Vaswani et al. 2017, §3.2.2: each head divides by the square root of its own width d_k = d_model / h"),
     ("scaled_dot_scores_one_map", "scaled_dot_scores", DOT_ONE_MAP, "scaled_dot_scores.one_map",
      "seed 000 (one map makes the score symmetric); notebook 04 §2"),
     ("bilinear_scores_transposed", "bilinear_scores", BILINEAR_TRANSPOSED, "bilinear_scores.transposed",
      "Luong et al. 2015, §3.1 ('general' score h_t^T W_a h_s): the order of the factors fixes the direction"),
+    ("bilinear_scores_scaled", "bilinear_scores", BILINEAR_SCALED, "bilinear_scores.scaled",
+     "Luong et al. 2015, §3.1 ('general' is h_t^T W_a h_s, unscaled); commonly seen: carrying over the 1/sqrt(d) of "
+     "scaled dot-product attention"),
     ("score_costs_without_v", "score_costs", COSTS_WITHOUT_V, "score_costs.additive_without_v",
      "commonly seen in parameter counts of additive attention that list only the two projection matrices"),
     ("score_costs_pairs_only", "score_costs", COSTS_PAIRS_ONLY, "score_costs.pairs_without_projections",
      "commonly seen: counting the n x n comparisons and not the projections of the n items"),
+    ("score_costs_pairs_at_input_width", "score_costs", COSTS_PAIRS_AT_INPUT_WIDTH,
+     "score_costs.pairs_at_input_width",
+     "commonly seen: counting d multiply-adds per pair as for unprojected dot products, although the pairs meet at "
+     "width h"),
+    ("score_costs_bilinear_per_pair", "score_costs", COSTS_BILINEAR_PER_PAIR, "score_costs.bilinear_per_pair",
+     "commonly seen: costing q^T W k pair by pair (Luong et al. 2015, §3.1, written per pair) instead of Q W once"),
     ("width_for_budget_rounds_up", "width_for_budget", WIDTH_ROUNDS_UP, "width_for_budget.rounds_up",
      "commonly seen: rounding a matched width to the nearest integer, which can exceed the budget"),
     ("width_for_budget_without_v", "width_for_budget", WIDTH_WITHOUT_V, "width_for_budget.additive_without_v",

@@ -47,7 +47,15 @@ CHECKS = {}
 TASKS = {}
 ASSIGNMENT_CHECKS = {}  # assignment -> its checks (a task such as scaled_dot_product_attention is graded in 02 and 03)
 MISCONCEPTIONS = dict(GENERIC_MISCONCEPTIONS)
+#: Misconception -> the tests that prove it, for those only the grader's measurement in the
+#: verification sandbox can diagnose (a module's ``GRADER_MEASURED``; the catalogue cannot write them).
+GRADER_MEASURED = {}
 for _module in MODULES:
+    _measured = getattr(_module, "GRADER_MEASURED", {})
+    if set(_measured) - set(_module.MISCONCEPTIONS):
+        raise RuntimeError(f"{_module.ASSIGNMENT}: GRADER_MEASURED names undeclared misconceptions "
+                           f"{sorted(set(_measured) - set(_module.MISCONCEPTIONS))}")
+    GRADER_MEASURED.update(_measured)
     TASKS[_module.ASSIGNMENT] = list(_module.TASKS)
     ASSIGNMENT_CHECKS[_module.ASSIGNMENT] = list(_module.CHECKS)
     MISCONCEPTIONS.update(_module.MISCONCEPTIONS)

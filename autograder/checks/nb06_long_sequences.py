@@ -25,6 +25,10 @@ MISCONCEPTIONS = {
     "blockwise_attention.full_matrix": "builds the full n_q x n_k table of scores or weights",
     "blockwise_attention.memory_held": "the notebook holds much memory when the memory check calls blockwise_attention",
 }
+#: Misconceptions that only the grader's own measurement decides (the control group of verification,
+#: autograder/sandbox/measure.py, fails the call with ``MemoryHeld`` before it runs): no answer graded
+#: in-process can produce them, so the catalogue cannot write them. Each names the tests that prove it.
+GRADER_MEASURED = {"blockwise_attention.memory_held": "tests/sandbox/test_hostile_memory.py"}
 checks = CheckList()
 CHECKS = checks
 
@@ -102,6 +106,11 @@ def _blockwise_mistake(Q, K, V, block_size, mask=None, scale=None, *, kind):
         return sum(outs), sum(outs) / len(outs)
     with np.errstate(all="ignore"):
         return acc / np.where(total == 0, 1, total)
+
+
+#: Functions of a call's inputs only (the catalogue's seed sweep may answer them from a cache, as it
+#: does attention_ref's: autograder/catalogue/sweep.py); each walks every block of the memory check.
+PURE_OF_CALLS = ("_blockwise_mistake",)
 
 
 def _blockwise_candidates(call):

@@ -5,12 +5,14 @@ picked up without editing this file."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from autograder.catalogue import all_variants
 from autograder.catalogue.fairness import classify, grade_over_seeds, stray, unstable
-from autograder.checks import CHECKS, MISCONCEPTIONS, MODULES, TASKS
+from autograder.checks import CHECKS, GRADER_MEASURED, MISCONCEPTIONS, MODULES, TASKS, checks_for_task
+from autograder.checks.core import check_rng
 
 from .conftest import TEST_SEED
 
@@ -61,10 +63,26 @@ def test_correct_answer_written_differently_gets_full_marks_for_every_seed(varia
 
 
 def test_every_declared_misconception_has_a_wrong_answer():
-    """A misconception nobody writes is a branch never exercised: catalogue it, or remove it."""
+    """A misconception nobody writes is a branch never exercised: catalogue it, or remove it. Those only
+    the grader's measurement in the verification sandbox decides (a module's ``GRADER_MEASURED``) are
+    proven where they are measured (next test): no answer graded in-process can produce them."""
     declared = {m for module in MODULES for m in module.MISCONCEPTIONS}
     covered = {v.misconception for v in WRONG}
-    assert not declared - covered, sorted(declared - covered)
+    assert not declared - covered - set(GRADER_MEASURED), sorted(declared - covered - set(GRADER_MEASURED))
+
+
+@pytest.mark.parametrize("misconception", sorted(GRADER_MEASURED))
+def test_a_grader_measured_misconception_is_proven_where_it_is_measured(misconception):
+    """The exemption above holds only while it is true: the catalogue does not write the misconception
+    (else it needs no exemption), its task has a check whose call the grader bounds from outside
+    (``memory_held``: autograder/sandbox/measure.py), and the tests named exist and expect it."""
+    assert misconception not in {v.misconception for v in WRONG}, "catalogued: drop it from GRADER_MEASURED"
+    task = misconception.split(".")[0]
+    measured = [c for c in checks_for_task(task) for call in c.make_calls(check_rng(TEST_SEED, c.grade_id))
+                if call.memory_held is not None]
+    assert measured, f"no check of {task} asks the grader to measure what the notebook holds"
+    proof = Path(__file__).resolve().parents[2] / GRADER_MEASURED[misconception]
+    assert proof.is_file() and f'"{misconception}"' in proof.read_text()
 
 
 def test_report_named_vague_wrong(capsys):
