@@ -39,7 +39,7 @@ ASSIGNMENT = "02_scaling"
 BIN = Path(sys.executable).parent
 BUG = "def scale_scores(scores, d_k):\n    return np.asarray(scores) / d_k  # no square root\n"
 BOB_WHY = "Key 1 is the most similar to the query so it scores highest; without the scaling it would still win."
-HAND = {"alice": (3, "Complete: order, positivity and sharpness."), "bob": (1, "Say why every key keeps a weight.")}
+HAND = {"alice": (2, "Complete: order, positivity and sharpness."), "bob": (1, "Say why every key keeps a weight.")}
 # What a released page must never contain: test code, the rubric; and, in the page of a student who
 # did not write them (bob), the model answer's values (alice copied the model answer: hers are her own).
 FORBIDDEN = ("BEGIN HIDDEN TESTS", "check(", "Rubric (instructor only)", "Model answer", "lose points")
@@ -267,11 +267,11 @@ def test_a_semester_for_one_assignment(semester):
     print(f"[semester] Validate: {json.dumps(verdicts)[:600]}")
 
     results = {r["student_id"]: r for r in json.loads((s.course / "reports" / "results.json").read_text())["submissions"]}
-    # alice: every auto-graded point and 3 by hand; bob loses the scale_scores cells (and those of
+    # alice: every auto-graded point and 2 by hand; bob loses the scale_scores cells (and those of
     # scaled_dot_product_attention that his divisor breaks), nothing else, and gets 1 by hand.
     cells = {sid: {c["grade_id"]: c for c in r["cells"]} for sid, r in results.items()}
     auto_max = sum(c["max_score"] for c in cells["alice"].values() if not c["manual"])
-    assert results["alice"]["score"] == auto_max + 3 == 25
+    assert results["alice"]["score"] == auto_max + 2 == 26  # 02: 24 auto-graded points, STOP_AND_TRY_WHY 2 by hand
     lost = {g: c for g, c in cells["bob"].items() if not c["manual"] and c["score"] < c["max_score"]}
     assert lost and {c["task"] for c in lost.values()} <= {"scale_scores", "scaled_dot_product_attention"}
     assert any(c["task"] == "scale_scores" for c in lost.values())
@@ -293,5 +293,5 @@ def test_a_semester_for_one_assignment(semester):
     assert len(released) == len(HAND)
     for path in released:  # every page release_feedback published
         assert not any(text in path.read_text() for text in FORBIDDEN), path
-    assert re.search(r"02_scaling\s+hand-graded 4 of 6 points\s+needs manual grading: 0", report), report
+    assert re.search(r"02_scaling\s+hand-graded 3 of 4 points\s+needs manual grading: 0", report), report
     assert time.monotonic() - t0 < 240
