@@ -267,14 +267,13 @@ def test_a_semester_for_one_assignment(semester):
     print(f"[semester] Validate: {json.dumps(verdicts)[:600]}")
 
     results = {r["student_id"]: r for r in json.loads((s.course / "reports" / "results.json").read_text())["submissions"]}
-    # alice: every auto-graded point and 2 by hand; bob loses the scale_scores cells (and those of
-    # scaled_dot_product_attention that his divisor breaks), nothing else, and gets 1 by hand.
+    # alice: every auto-graded point and 2 by hand; bob loses the scale_scores cells and nothing else
+    # (scaled_dot_product_attention is graded with the correct scale_scores), and gets 1 by hand.
     cells = {sid: {c["grade_id"]: c for c in r["cells"]} for sid, r in results.items()}
     auto_max = sum(c["max_score"] for c in cells["alice"].values() if not c["manual"])
     assert results["alice"]["score"] == auto_max + 2 == 26  # 02: 24 auto-graded points, STOP_AND_TRY_WHY 2 by hand
     lost = {g: c for g, c in cells["bob"].items() if not c["manual"] and c["score"] < c["max_score"]}
-    assert lost and {c["task"] for c in lost.values()} <= {"scale_scores", "scaled_dot_product_attention"}
-    assert any(c["task"] == "scale_scores" for c in lost.values())
+    assert {c["task"] for c in lost.values()} == {"scale_scores"}
     assert results["bob"]["score"] == auto_max - sum(c["max_score"] for c in lost.values()) + 1
 
     with open(s.course / "export.csv", newline="") as fh:
