@@ -35,18 +35,13 @@ _TRACE = types.MappingProxyType({
 
 PUBLIC_SEED = 0
 """Seed of the visible checks: the student sees these inputs' verdicts."""
-
 HIDDEN_DEFAULT_SEED = 20_241_105
 """Seed of the hidden tests when the grader did not set ``AUTOGRADER_SEED``."""
-
 SEED_ENV = "AUTOGRADER_SEED"
 
-# Tolerances for comparing a student's floating result with the reference.
-# float64: a loop, einsum or log-sum-exp answer differs from the reference by
-# rounding in the order of summation, about n * 1e-16 relative; every
-# misconception in the catalogue is off by more than 1e-3. float32 inputs: the
-# reference stays in float32 (eps 1.2e-7) while a student may compute in either
-# precision, so allow a few hundred float32 ulps.
+# Tolerances against the reference. float64: a loop, einsum or log-sum-exp answer differs by rounding in the
+# order of summation, about n * 1e-16 relative; every catalogued misconception is off by more than 1e-3.
+# float32 inputs: the reference stays in float32 (eps 1.2e-7), a student may compute in either: a few hundred ulps.
 DEFAULT_TOLERANCES = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-6)}
 
 
@@ -72,8 +67,7 @@ GENERIC_MISCONCEPTIONS = {
     "helper_fails_first": "a function it calls fails its own visible checks (visible checks wait for it)",
     "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
     "grader.memory_unmeasured": "the grading host could not bound the call's memory from outside the notebook: "
-                                "the memory check's points are withheld until a regrade on a host with "
-                                "writable memory control groups",
+                                "withheld until a regrade on a host with writable memory control groups",
 }
 
 
