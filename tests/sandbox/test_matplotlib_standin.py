@@ -132,6 +132,16 @@ def test_what_the_standin_cannot_imitate_is_redone_with_real_matplotlib(case, an
     assert all(result.passed.values()), {g: v.message for g, v in result.verdicts.items() if not v.passed}
 
 
+def test_a_composite_whose_graded_call_uses_it_is_redone_and_said_so():
+    """Only the composite's isolated session (04's multi_head_attention) falls back: the result says "real"."""
+    source, _ = _notebooks("04_heads")
+    header, _, body = submissions.solution_answers(source)["multi_head_attention"].partition("\n")
+    answer = f"{header}\n    import matplotlib.pyplot as plt\n    plt.close('all')\n{body}"
+    result = verify_submission("04_heads", _solved("04_heads", multi_head_attention=answer), SEED, LIMITS)
+    assert result.matplotlib == "real" and result.runs == 3  # the helpers' run, then the composite's twice
+    assert all(result.passed.values()), {g: v.message for g, v in result.verdicts.items() if not v.passed}
+
+
 def test_a_cell_error_that_does_not_touch_matplotlib_keeps_the_standin():
     answer = _dot_product(CORRECT_DOT) + "\nraise RuntimeError('a stray line at the end of the cell')"
     result = verify_submission(ASSIGNMENT, _solved(ASSIGNMENT, dot_product=answer), SEED, LIMITS)
