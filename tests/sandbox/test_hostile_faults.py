@@ -144,7 +144,10 @@ def test_nobody_is_left_as_a_grader_error(fault_class):
 def test_the_honest_student_keeps_full_marks(fault_class):
     row = fault_class["rows"]["honest"]
     assert row["status"] == "graded" and row["verified"]
-    assert sum(c["score"] for c in row["cells"]) == sum(c["max_score"] for c in row["cells"]) > 0
+    # every auto-graded cell; 01's hand-graded 'why' (its model answer is not filled in) is the human grader's
+    auto = [c for c in row["cells"] if not c["manual"]]
+    assert sum(c["score"] for c in auto) == sum(c["max_score"] for c in auto) > 0
+    assert all(c["manual_score"] is None for c in row["cells"] if c["manual"])
 
 
 @pytest.mark.parametrize("student", sorted(ATTACKS))
