@@ -82,9 +82,14 @@ def both_ways():
 @pytest.mark.parametrize("assignment, name, answers", PACKS, ids=[f"{a}:{n}" for a, n, _ in PACKS])
 def test_catalogue_verdicts_are_the_same_with_the_standin(assignment, name, answers, both_ways):
     fast, real = both_ways[(assignment, name, "fast")], both_ways[(assignment, name, "real")]
-    # no fallback to the real matplotlib, and no process more than the real run needed (a composite
-    # task's second, isolated runner is one in both)
-    assert (fast.matplotlib, real.matplotlib) == ("stand-in", "real") and fast.runs == real.runs
+    assert real.matplotlib == "real"
+    if fast.matplotlib == "real":
+        # a variant whose plot cell fails with the real matplotlib too (04's mha_one_head, mha_weights_mean
+        # feed the heads' plot weights of the wrong shape): redone with the real one, as it must be
+        assert real.cell_errors and "real matplotlib" in fast.notes[0]
+    else:
+        # no process more than the real run needed (a composite task's isolated runner is one in both)
+        assert fast.matplotlib == "stand-in" and fast.runs == real.runs
     assert _verdicts(fast) == _verdicts(real)
     assert fast.cell_errors == real.cell_errors
 
