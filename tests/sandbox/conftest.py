@@ -60,8 +60,10 @@ def fixture_source_notebook():
     for task, answer in ANSWERS.items():
         nb.cells.append(new_markdown_cell(f"Write `{task}`."))
         header, _, body = answer.partition("\n")
-        nb.cells.append(new_code_cell(f"{header}\n    ### BEGIN SOLUTION\n{body}\n    ### END SOLUTION",
-                                      metadata=_meta(task, solution=True)))
+        # a function's body is the solution; an answer-key constant (CONCEPTS_01) is one as a whole
+        solution = (f"{header}\n    ### BEGIN SOLUTION\n{body}\n    ### END SOLUTION" if header.startswith("def ")
+                    else f"### BEGIN SOLUTION\n{answer.rstrip()}\n### END SOLUTION")
+        nb.cells.append(new_code_cell(solution, metadata=_meta(task, solution=True)))
         nb.cells.append(new_code_cell(f'grader.check("{task}")'))
         for check in (c for c in checks if c.task == task):
             nb.cells.append(new_code_cell(
@@ -77,7 +79,9 @@ def released(source_nb):
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if meta.get("solution"):
-            cell.source = cell.source.split("### BEGIN SOLUTION")[0] + "    # YOUR CODE HERE\n    raise NotImplementedError()"
+            head, _, solution = cell.source.partition("### BEGIN SOLUTION")
+            indent = head[len(head.rstrip(" ")):]  # the BEGIN line's own indentation, as nbgrader keeps it
+            cell.source = head + "# YOUR CODE HERE\n" + indent + "raise NotImplementedError()"
         elif meta.get("grade"):
             cell.source = ""
     return nb

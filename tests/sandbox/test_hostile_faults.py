@@ -116,6 +116,11 @@ ATTACKS = {
 COPED_WITH = {"forged_clear"}
 
 
+def _total(row) -> float:
+    """The notebook's points (every cell's, hand-graded included): the release's, whatever the student's metadata."""
+    return sum(c["max_score"] for c in row["cells"])
+
+
 @pytest.fixture(scope="module")
 def fault_class(tmp_path_factory):
     if command._detect() != "bubblewrap":
@@ -144,7 +149,10 @@ def test_nobody_is_left_as_a_grader_error(fault_class):
 def test_the_honest_student_keeps_full_marks(fault_class):
     row = fault_class["rows"]["honest"]
     assert row["status"] == "graded" and row["verified"]
-    assert sum(c["score"] for c in row["cells"]) == sum(c["max_score"] for c in row["cells"]) > 0
+    # every auto-graded cell; 01's hand-graded 'why' (its model answer is not filled in) is the human grader's
+    auto = [c for c in row["cells"] if not c["manual"]]
+    assert sum(c["score"] for c in auto) == sum(c["max_score"] for c in auto) > 0
+    assert all(c["manual_score"] is None for c in row["cells"] if c["manual"])
 
 
 @pytest.mark.parametrize("student", sorted(ATTACKS))
@@ -167,7 +175,7 @@ def test_forged_nbgrader_metadata_is_recorded_as_the_student_s(fault_class, stud
     row = fault_class["rows"].get(student)
     assert row is not None, fault_class["summary"].errors
     assert row["status"] == "failed" and row["reason"].startswith("nbgrader cannot grade this notebook")
-    assert sum(c["score"] for c in row["cells"]) == 0 and sum(c["max_score"] for c in row["cells"]) == 20
+    assert sum(c["score"] for c in row["cells"]) == 0 and _total(row) == _total(fault_class["rows"]["honest"])
 
 
 
@@ -177,7 +185,9 @@ def test_stripped_metadata_cannot_put_a_test_on_a_cell_of_another_type(fault_cla
     restores it), the answers are verified as usual, and nothing is a grader error."""
     row = fault_class["rows"][student]
     assert row["status"] == "graded" and row["verified"] and row["flags"] == []
-    assert sum(c["score"] for c in row["cells"]) == sum(c["max_score"] for c in row["cells"]) == 20
+    auto = [c for c in row["cells"] if not c["manual"]]  # 01's hand-graded 'why' is the human grader's
+    assert sum(c["score"] for c in auto) == sum(c["max_score"] for c in auto) > 0
+    assert _total(row) == _total(fault_class["rows"]["honest"])
 
 
 @pytest.mark.parametrize("assignment, withheld", [(A01, True), ("99_not_registered", False)])
@@ -205,7 +215,7 @@ def test_a_key_error_inside_verification_never_keeps_the_kernel_s_score(monkeypa
 def test_a_validate_line_made_to_pass_in_the_kernel_scores_nothing(fault_class, student):
     row = fault_class["rows"][student]
     assert row["status"] == "graded" and row["verified"]
-    assert sum(c["score"] for c in row["cells"]) == 0 and sum(c["max_score"] for c in row["cells"]) == 20
+    assert sum(c["score"] for c in row["cells"]) == 0 and _total(row) == _total(fault_class["rows"]["honest"])
 
 
 def test_a_notebook_of_tens_of_thousands_of_cells_is_refused_as_the_student_s():

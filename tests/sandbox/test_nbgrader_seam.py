@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.checks import checks_for_assignment
 from autograder.grading.verification import merge, normalise
 from autograder.sandbox import Limits, verify_submission
 
@@ -44,7 +45,11 @@ def test_nbgrader_full_marks_verification_zero(tmp_path):
     nbformat.write(fixture_source_notebook(), str(source))
     _nbgrader(tmp_path, "generate_assignment", ASSIGNMENT, "--force")
     release = submissions.read(tmp_path / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-    students = {"hostile": submissions.fill(release, {**ANSWERS, **HOSTILE})}
+    # "wrong" is the control: the same wrong softmax without the patches. Its 0 shows the stock kernel
+    # ran the whole grader's hidden checks (not the student kit's, whose check does nothing), so the
+    # hostile submission's full marks come from its patches alone.
+    students = {"hostile": submissions.fill(release, {**ANSWERS, **HOSTILE}),
+                "wrong": submissions.fill(release, {**ANSWERS, "softmax": WRONG_SOFTMAX})}
     data = {}
     for student, nb in students.items():
         path = tmp_path / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -59,19 +64,24 @@ def test_nbgrader_full_marks_verification_zero(tmp_path):
             notebook = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
             scores[student] = {g.name: (g.score, g.max_score) for g in notebook.grades}
 
-    for student in students:
-        result = verify_submission(ASSIGNMENT, data[student], SEED, Limits())
-        softmax_cells = {g: s for g, s in scores[student].items() if g.startswith("softmax")}
-        assert softmax_cells and all(s == m for s, m in softmax_cells.values()), \
-            f"stock nbgrader should give {student} full marks on softmax: {softmax_cells}"
-        cells = [{"grade_id": g, "max_score": float(m), "nbgrader_score": None if s is None else float(s),
-                  "manual": s is None, "message": None} for g, (s, m) in scores[student].items()]
-        rows, flags = merge(cells, *normalise(result))
-        assert all(s == m for s, m in scores[student].values()), "nbgrader: full marks everywhere"
-        assert tasks_passed(result) == {"dot_product": True, "attention_scores": True, "softmax": False,
-                                        "weighted_average": True}  # softmax: every check fails
-        tampering = [f for f in flags if f["kind"] == "possible tampering"]
-        assert {f["grade_id"] for f in tampering} == set(softmax_cells)
-        assert {r["task"] for r in rows if r["grade_id"] in softmax_cells} == {"softmax"}
-        assert all(r["score"] == 0.0 for r in rows if r["grade_id"] in softmax_cells)
-        assert {f["rule"] for f in result.flags if f["grade_id"] == "softmax"} == {"numpy-patch"}
+    softmax_ids = {c.grade_id for c in checks_for_assignment(ASSIGNMENT) if c.task == "softmax"}
+    assert softmax_ids and all(scores["wrong"][g][0] == 0 for g in softmax_ids), \
+        f"the control's in-kernel softmax checks must fail: {scores['wrong']}"
+    assert all(s == m for g, (s, m) in scores["wrong"].items() if g not in softmax_ids)
+    # every task the registry lists passes verification but softmax, whose every check fails
+    expected = {c.task: c.task != "softmax" for c in checks_for_assignment(ASSIGNMENT)}
+    results = {student: verify_submission(ASSIGNMENT, data[student], SEED, Limits()) for student in students}
+    assert {student: tasks_passed(result) for student, result in results.items()} == dict.fromkeys(students, expected)
+    student, result = "hostile", results["hostile"]
+    softmax_cells = {g: s for g, s in scores[student].items() if g in softmax_ids}
+    assert set(softmax_cells) == softmax_ids and all(s == m for s, m in softmax_cells.values()), \
+        f"stock nbgrader should give {student} full marks on softmax: {softmax_cells}"
+    cells = [{"grade_id": g, "max_score": float(m), "nbgrader_score": None if s is None else float(s),
+              "manual": s is None, "message": None} for g, (s, m) in scores[student].items()]
+    rows, flags = merge(cells, *normalise(result))
+    assert all(s == m for s, m in scores[student].values()), "nbgrader: full marks everywhere"
+    tampering = [f for f in flags if f["kind"] == "possible tampering"]
+    assert {f["grade_id"] for f in tampering} == set(softmax_cells)
+    assert {r["task"] for r in rows if r["grade_id"] in softmax_cells} == {"softmax"}
+    assert all(r["score"] == 0.0 for r in rows if r["grade_id"] in softmax_cells)
+    assert {f["rule"] for f in result.flags if f["grade_id"] == "softmax"} == {"numpy-patch"}
