@@ -19,7 +19,8 @@ SOFTMAX = ("def softmax(x, axis=-1):\n    e = np.exp(x - x.max(axis=axis, keepdi
 DOT = "def dot_product(q, k):\n    return float(np.dot(q, k))"
 # 01's tasks and points, from the registry and course.yml (01 has no hand-graded answer)
 N_TASKS = len(TASKS["01_scores_softmax"])
-POINTS = int(load_course(Path(__file__).resolve().parents[2]).assignment("01_scores_softmax").points)
+# the auto-graded points: course.yml's total less the written answer's, which a person grades
+POINTS = int(load_course(Path(__file__).resolve().parents[2]).assignment("01_scores_softmax").points) - 1
 
 
 def _run(path, *args):
