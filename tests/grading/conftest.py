@@ -21,6 +21,7 @@ from autograder.grading.minicourse import ASSIGNMENT, make_class, make_course
 
 BIN = str(Path(sys.executable).parent)
 ENV = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""))
+ENV.pop("MPLBACKEND", None)  # as on a grading host: the kernels choose their own (inline) backend
 N_STUDENTS = 4
 
 

@@ -84,4 +84,9 @@ def full_python() -> Path:
     return Path(sys.executable)
 
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+@pytest.fixture(autouse=True)
+def _headless_plots(monkeypatch):
+    """Plots of the kit's tests render off screen. Set per test and undone after it: a variable set on
+    the whole pytest process reached the grading tests' kernels, whose plots then vanished (Agg
+    shows nothing) while stock nbgrader, started with the environment of before, showed them."""
+    monkeypatch.setenv("MPLBACKEND", "Agg")
