@@ -188,7 +188,7 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     if result.status == "graded" and job.verify:
         t1 = time.perf_counter()
         limits = bundle.course.grading.sandbox.model_dump()
-        # the notebook as graded (its stripped metadata put back): verification must see the same cells
+        # the sources nbgrader executed: verification must run the same cells (see _autograde)
         verdicts, flags = verification.verify(bundle.assignment_id, notebook, job.seed, limits, result.cells,
                                               job.trusted)
         result.timing["verify"] = time.perf_counter() - t1
@@ -204,7 +204,14 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
 
 
 def _autograde(bundle: AssignmentBundle, job: Job, result: JobResult) -> bytes:
-    """nbgrader's part of the job, in a private folder: fills ``result``; returns the notebook it graded."""
+    """nbgrader's part of the job, in a private folder: fills ``result``; returns the notebook it executed.
+
+    That is the autograded notebook without its outputs: the submission with its stripped metadata
+    put back (:func:`admit`) and its locked cells restored by nbgrader, source and cell type. An
+    honest slip in a given cell (a stray ``m`` that made the imports markdown, an edited line) is
+    undone for the kernel, so verification must run the same sources: run as submitted, such a
+    notebook scored 0 (red team 3). When nbgrader could not execute it, the admitted bytes.
+    """
     aid = bundle.assignment_id
     # A fixed private folder per worker thread: the gradebook URL stays the same from job to job,
     # so nbgrader's SQL stays compiled (see engines.py).
@@ -231,12 +238,19 @@ def _autograde(bundle: AssignmentBundle, job: Job, result: JobResult) -> bytes:
             result.status, result.reason = "failed", fault.message
         result.cells, result.comments = _cell_results(url, bundle.course.course_id, bundle, job,
                                                       autograded) if autograded else _zero_cells(url, bundle, job)
+        executed = _sources(autograded) if autograded else data
         result.autograded = _bounded(autograded, bundle.course.grading.sandbox.kernel_output_bytes + len(job.notebook)) \
             if autograded else None
     finally:
         engines.reset(url)
         shutil.rmtree(root, ignore_errors=True)
-    return data
+    return executed
+
+
+def _sources(autograded) -> bytes:
+    """The notebook's bytes without outputs: its cells as nbgrader executed them."""
+    cells = [dict(cell, outputs=[]) if cell.get("cell_type") == "code" else dict(cell) for cell in autograded.cells]
+    return nbformat.writes(nbformat.from_dict(dict(autograded, cells=cells))).encode()
 
 
 def _bounded(autograded, limit: int) -> bytes:

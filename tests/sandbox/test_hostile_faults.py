@@ -77,6 +77,28 @@ def _retype(cells, cell_type: str):
     cells[index]["id"] = old["id"]
 
 
+def _given_cell(change):
+    """The solved notebook with its locked given cell (the imports) ``change``d, metadata kept."""
+    nb = _solved(A01)
+    index = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "given")
+    nb.cells[index] = change(nb.cells[index])
+    return nb
+
+
+def _as_markdown(cell):
+    new = nbformat.v4.new_markdown_cell(cell.source, metadata=cell.metadata)
+    new["id"] = cell["id"]
+    return new
+
+
+#: Honest slips in a locked cell, which nbgrader undoes for the kernel: verification must run what the kernel ran
+#: (as submitted, the imports made markdown by a stray ``m`` scored 0/20 though nbgrader restored them).
+SLIPS = {
+    "slip_given_as_markdown": lambda: _given_cell(_as_markdown),
+    "slip_given_edited": lambda: _given_cell(lambda c: nbformat.from_dict(
+        dict(c, source=c.source.replace("import numpy as np", "# oops")))),
+}
+
 #: Stripped metadata with cells arranged so that the release's metadata lands on a cell of another type.
 STRIPPED = {
     "strip_test_as_markdown": lambda: _stripped_with(lambda cells: _retype(cells, "markdown")),
@@ -130,7 +152,7 @@ def fault_class(tmp_path_factory):
     yml.write_text(yml.read_text().replace("cell_timeout: 30", "cell_timeout: 5"))
     api.generate(root, [A01])
     students = {"honest": _solved(A01), **{sid: _with_cells(_solved(A01), src) for sid, src in ATTACKS.items()},
-                **{sid: make() for sid, make in {**METADATA, **STRIPPED}.items()},
+                **{sid: make() for sid, make in {**METADATA, **STRIPPED, **SLIPS}.items()},
                 **{sid: _with_cells(_release(A01), src) for sid, src in VALIDATE.items()}}
     for sid, nb in students.items():
         path = root / "submitted" / sid / A01 / f"{A01}.ipynb"
@@ -188,6 +210,15 @@ def test_stripped_metadata_cannot_put_a_test_on_a_cell_of_another_type(fault_cla
     auto = [c for c in row["cells"] if not c["manual"]]  # 01's hand-graded 'why' is the human grader's
     assert sum(c["score"] for c in auto) == sum(c["max_score"] for c in auto) > 0
     assert _total(row) == _total(fault_class["rows"]["honest"])
+
+
+@pytest.mark.parametrize("student", sorted(SLIPS))
+def test_a_slip_in_a_locked_cell_that_nbgrader_undoes_costs_nothing(fault_class, student):
+    """Verification runs the sources nbgrader executed (its locked cells restored), not the file as submitted."""
+    row = fault_class["rows"][student]
+    assert row["status"] == "graded" and row["verified"] and row["flags"] == []
+    auto = [c for c in row["cells"] if not c["manual"]]
+    assert sum(c["score"] for c in auto) == sum(c["max_score"] for c in auto) > 0
 
 
 @pytest.mark.parametrize("assignment, withheld", [(A01, True), ("99_not_registered", False)])
