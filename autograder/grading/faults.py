@@ -178,7 +178,34 @@ def of_job(exc: BaseException) -> Fault:
     return grader("grader bug", f"{name}: {exc}")
 
 
-def report(path, fault: Fault, attempts: int) -> str:
-    """The line that reports a persistent grader fault for one submission (``RunSummary.errors``)."""
-    return (f"{path}: {fault.cause} ({attempts} {'try' if attempts == 1 else 'tries'}): {fault.message}; nothing "
-            f"was recorded for this submission, the next run grades it again")
+@dataclass(frozen=True)
+class Unrecorded:
+    """A submission that a persistent grader fault left unrecorded (``RunSummary.errors``).
+
+    It is reported (``str`` is the line the CLI prints), kept in the grading state until the
+    submission is recorded, and shown in the reports: the student submitted, so the assignment
+    is never listed as not submitted, and the instructor sees why there is no grade.
+    """
+
+    student_id: str
+    assignment_id: str
+    notebook_id: str
+    path: str
+    cause: str
+    message: str
+    attempts: int
+
+    def __str__(self) -> str:
+        return (f"{self.path}: {self.cause} ({self.attempts} {'try' if self.attempts == 1 else 'tries'}): "
+                f"{self.message}; nothing was recorded for this submission, the next run grades it again")
+
+    def record(self) -> dict:
+        """Its entry in results.json's ``not_recorded`` (and the grading state)."""
+        return {"student_id": self.student_id, "assignment_id": self.assignment_id, "notebook_id": self.notebook_id,
+                "path": self.path, "cause": self.cause, "message": self.message, "attempts": self.attempts}
+
+
+def report(sub, fault: Fault, attempts: int) -> Unrecorded:
+    """The report of a persistent grader fault for submission ``sub`` (a ``pipeline.Submission``)."""
+    return Unrecorded(sub.student_id, sub.assignment_id, sub.notebook_id, str(sub.path), fault.cause, fault.message,
+                      attempts)

@@ -20,7 +20,7 @@ from . import faults
 class Flight:
     """The submissions in flight on ``executor`` and the batch of results not yet recorded."""
 
-    def __init__(self, executor, make_job, todo, errors: list[str], batch_seconds: float,
+    def __init__(self, executor, make_job, todo, errors: list, batch_seconds: float,
                  job_seconds: float = float("inf")):
         self.executor, self.make_job, self.batch_seconds = executor, make_job, batch_seconds
         self.errors, self.job_seconds = errors, job_seconds  # errors: the persistent grader faults, reported
@@ -107,7 +107,7 @@ class Flight:
         if self.tries[sub] < faults.ATTEMPTS:
             (self.suspects if sub in self.solo else self.again).append(sub)
             return False
-        self.errors.append(faults.report(sub.path, fault, self.tries[sub]))
+        self.errors.append(faults.report(sub, fault, self.tries[sub]))
         return True
 
     def batch_due(self, batch_size: int) -> bool:

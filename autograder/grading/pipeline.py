@@ -125,7 +125,7 @@ class RunSummary:
     seconds: float = 0.0
     seed: int = 0
     results: list[JobResult] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # grader faults that persisted (.faults), graded again next run
+    errors: list[faults.Unrecorded] = field(default_factory=list)  # grader faults that persisted, graded again next run
     csv: Path | None = None
     json: Path | None = None
 
@@ -231,8 +231,13 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
         if todo:
             _run(course, course_dir, db_url, bundles, todo, state, summary, workers, scheduler, progress,
                  lambda s: _job(course, s, summary.seed, verify, kernel_sandbox, trusted_submissions))
-    finally:  # after Ctrl-C too: the reports show everything recorded so far
-        summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()))
+    finally:  # after Ctrl-C too: the reports show everything recorded so far, and what could not be
+        graded_here = {(s.student_id, s.assignment_id, s.notebook_id) for s in todo}
+        gone = {k for k in state.unrecorded if k[1] in assignments} - {
+            (s.student_id, s.assignment_id, s.notebook_id) for s in subs}
+        state.note_unrecorded([e.record() for e in summary.errors], graded_here | gone)
+        summary.csv, summary.json = write_reports(course, course_dir, list(state.records.values()),
+                                                  unrecorded=list(state.unrecorded.values()))
         summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -250,7 +255,7 @@ def _changed(subs: list[Submission], recorded, state: GradingState, force: bool,
         except OSError as exc:
             fault = faults.of_host(exc) or faults.grader("unreadable", f"the submission could not be read "
                                                                        f"({type(exc).__name__}: {exc})")
-            summary.errors.append(faults.report(s.path, fault, 1))
+            summary.errors.append(faults.report(s, fault, 1))
             continue
         if not force and (s.student_id, s.assignment_id) in recorded and state.is_current(
                 s.student_id, s.assignment_id, s.notebook_id, sha):
@@ -362,7 +367,7 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
             sub, _ = batch.pop()
             fault = faults.of_host(exc) or faults.grader("gradebook write", f"the results could not be recorded "
                                                                             f"({type(exc).__name__}: {exc})")
-            summary.errors.append(faults.report(sub.path, fault, 2))  # the batch, then the submission alone
+            summary.errors.append(faults.report(sub, fault, 2))  # the batch, then the submission alone
             return
         for item in list(batch):
             single = [item]
@@ -374,7 +379,7 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
     state.append([result_record(result, penalty) for (_, result), penalty in zip(batch, penalties)])
     # The reports follow every batch (written atomically), so one read mid-run, or after a
     # killed run, is as current as the gradebook.
-    write_reports(course, course_dir, list(state.records.values()))
+    write_reports(course, course_dir, list(state.records.values()), unrecorded=list(state.unrecorded.values()))
     for _, result in batch:
         summary.results.append(result)
         summary.graded += result.status == "graded"

@@ -53,7 +53,7 @@ def spreadsheet_safe(text: str) -> str:
 
 
 def write_reports(course: Course, course_dir: str | Path, records: list[dict],
-                  gradebook: bool = True) -> tuple[Path, Path]:
+                  gradebook: bool = True, unrecorded: list[dict] = ()) -> tuple[Path, Path]:
     """Write grades.csv and results.json from every recorded submission.
 
     The CSV has one row per student (roster students without a submission included), one
@@ -68,6 +68,10 @@ def write_reports(course: Course, course_dir: str | Path, records: list[dict],
     ----------
     gradebook : bool
         Overlay the gradebook's hand grades, comments and penalties (False: the records as they are).
+    unrecorded : list of dict
+        Submissions a persistent grader fault left unrecorded (``faults.Unrecorded.record()``):
+        results.json lists them under ``not_recorded``; in grades.csv their assignment is not
+        "not submitted" and the student's row is flagged ``not graded (grader error)``.
 
     Returns
     -------
@@ -82,14 +86,16 @@ def write_reports(course: Course, course_dir: str | Path, records: list[dict],
         records = overlay_all(records, absolute_db_url(course.grading.db_url, course_dir), course.course_id)
     _atomic_write(out / "results.json", json.dumps({
         "course_id": course.course_id, "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
-        "seed_policy": "fresh per run", "missing_policy": MISSING_POLICY, "submissions": records}, indent=1))
+        "seed_policy": "fresh per run", "missing_policy": MISSING_POLICY, "submissions": records,
+        "not_recorded": sorted(unrecorded, key=lambda r: (r["student_id"], r["assignment_id"], r["notebook_id"]))},
+        indent=1))
     path = out / "grades.csv"
     tmp = path.with_suffix(".csv.tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         ids = [a.id for a in course.assignments]
         writer.writerow(["student_id", *ids, "total", "not_submitted", "needs_manual_grading", "flags"])
-        for row in grade_rows(course, course_dir, records):
+        for row in grade_rows(course, course_dir, records, unrecorded):
             writer.writerow([spreadsheet_safe(row["student_id"]),
                              *("" if row[a] is None else f"{row[a]:g}" for a in ids), f"{row['total']:g}",
                              " ".join(row["not_submitted"]), row["needs_manual_grading"],
@@ -107,12 +113,13 @@ def net_score(record: dict) -> float:
 MISSING_POLICY = "an assignment not submitted is blank in its column and counts 0 in the total"
 
 
-def grade_rows(course: Course, course_dir: str | Path, records: list[dict]) -> list[dict]:
+def grade_rows(course: Course, course_dir: str | Path, records: list[dict], unrecorded: list[dict] = ()) -> list[dict]:
     """One row per student: ``{student_id, <assignment>: score or None, total, not_submitted,
-    needs_manual_grading, flags}`` (``None``: nothing submitted; see :data:`MISSING_POLICY`)."""
+    needs_manual_grading, flags}`` (``None``: nothing recorded; see :data:`MISSING_POLICY`). A
+    submission in ``unrecorded`` (see :func:`write_reports`) is flagged, never "not submitted"."""
     ids = [a.id for a in course.assignments]
     bonus = {a.id for a in course.assignments if a.bonus}
-    students = sorted(set(_roster(course, Path(course_dir))) | {r["student_id"] for r in records})
+    students = sorted(set(_roster(course, Path(course_dir))) | {r["student_id"] for r in [*records, *unrecorded]})
     rows = {s: {"student_id": s, **{a: None for a in ids}, "needs_manual_grading": 0, "flags": []} for s in students}
     for r in records:
         row = rows[r["student_id"]]
@@ -123,9 +130,13 @@ def grade_rows(course: Course, course_dir: str | Path, records: list[dict]) -> l
             row["flags"].append(f"{f['kind']}: {r['assignment_id']}/{f.get('grade_id') or '-'}")
         if r["status"] == "failed":
             row["flags"].append(f"failed: {r['assignment_id']} ({r['reason']})")
+    submitted = {(r["student_id"], r["assignment_id"]) for r in unrecorded}
+    for r in unrecorded:
+        rows[r["student_id"]]["flags"].append(f"not graded (grader error): {r['assignment_id']} ({r['cause']}; "
+                                              f"run `autograder grade` again)")
     for row in rows.values():
         row["total"] = sum(row[a] or 0.0 for a in ids if a not in bonus)
-        row["not_submitted"] = [a for a in ids if row[a] is None]
+        row["not_submitted"] = [a for a in ids if row[a] is None and (row["student_id"], a) not in submitted]
     return list(rows.values())
 
 
@@ -139,4 +150,5 @@ def refresh_reports(course_dir: str | Path = ".") -> tuple[Path, Path] | None:
     state = GradingState(course_dir / "reports")
     if not state.path.exists():
         return None
-    return write_reports(load_course(course_dir), course_dir, list(state.records.values()))
+    return write_reports(load_course(course_dir), course_dir, list(state.records.values()),
+                         unrecorded=list(state.unrecorded.values()))

@@ -5,6 +5,7 @@ covered by test_pipeline and test_resume); the gradebook, the state log and the 
 """
 from __future__ import annotations
 
+import csv
 import json
 import time
 import sqlite3
@@ -105,9 +106,9 @@ def test_results_json_is_current_after_every_batch(course, monkeypatch):
     seen = []
     real = pipeline.write_reports
 
-    def spy(course_, course_dir, records):
+    def spy(course_, course_dir, records, **kwargs):
         seen.append(len(records))
-        return real(course_, course_dir, records)
+        return real(course_, course_dir, records, **kwargs)
 
     monkeypatch.setattr(pipeline, "write_reports", spy)
     api.grade(root, progress=False, verify=False)
@@ -153,8 +154,9 @@ def test_a_worker_killed_by_one_notebook_costs_only_that_notebook(course, monkey
     root, _ = course
     monkeypatch.setattr(executors, "LocalPool", CrashPool)
     summary = api.grade(root, progress=False, verify=False)
-    assert len(summary.errors) == 1 and "s01" in summary.errors[0] and "worker died (3 tries)" in summary.errors[0]
-    assert "nothing was recorded" in summary.errors[0]
+    error = str(summary.errors[0])
+    assert len(summary.errors) == 1 and "s01" in error and "worker died (3 tries)" in error
+    assert "nothing was recorded" in error
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
     assert set(subs) == {f"s{i:02d}" for i in range(N_STUDENTS)} - {"s01"}
     assert all(s["status"] == "graded" for s in subs.values())
@@ -196,17 +198,39 @@ def test_a_persistent_grader_fault_is_reported_and_never_recorded(course, monkey
     summary = api.grade(root, progress=False, verify=False)
     assert (summary.graded, summary.failed) == (N_STUDENTS - 1, 0)
     assert len(summary.errors) == 1
-    assert summary.errors[0].endswith("s02/ps1/ps1.ipynb: kernel start (3 tries): the kernel did not start: Kernel died "
-                                      "before replying; nothing was recorded for this submission, the next run "
-                                      "grades it again")
-    subs = {s["student_id"] for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    assert str(summary.errors[0]).endswith("s02/ps1/ps1.ipynb: kernel start (3 tries): the kernel did not start: "
+                                           "Kernel died before replying; nothing was recorded for this submission, "
+                                           "the next run grades it again")
+    results = json.loads((root / "reports" / "results.json").read_text())
+    subs = {s["student_id"] for s in results["submissions"]}
     assert subs == {f"s{i:02d}" for i in range(N_STUDENTS)} - {"s02"}  # not a 0: not there at all
     assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+    # ... but the reports say it was submitted and why it has no grade, not that it is missing
+    assert [(r["student_id"], r["cause"], r["attempts"]) for r in results["not_recorded"]] == [("s02", "kernel start", 3)]
+    row = _csv_row(root, "s02")
+    assert (row["ps1"], row["not_submitted"]) == ("", "")
+    assert "not graded (grader error): ps1 (kernel start; run `autograder grade` again)" in row["flags"]
+    assert "not graded" in _csv_row(_refreshed(root), "s02")["flags"]  # after hand grading too (autograder report)
     # the next run grades it again (and only it), and it is recorded once the fault has passed
     monkeypatch.setattr(FaultyPool, "times", 0)
     again = api.grade(root, progress=False, verify=False)
     assert (again.graded, again.skipped, again.errors) == (1, N_STUDENTS - 1, [])
     assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
+    assert json.loads((root / "reports" / "results.json").read_text())["not_recorded"] == []
+    assert "not graded" not in _csv_row(root, "s02")["flags"]
+
+
+def _csv_row(root, student):
+    with open(root / "reports" / "grades.csv", newline="") as fh:
+        return next(r for r in csv.DictReader(fh) if r["student_id"] == student)
+
+
+def _refreshed(root):
+    from autograder.grading.reports import refresh_reports
+
+    (root / "reports" / "grades.csv").unlink()
+    refresh_reports(root)
+    return root
 
 
 class HangPool(FakePool):
@@ -251,8 +275,8 @@ def test_a_job_that_never_comes_back_is_stopped_as_the_grader_s_fault(course, mo
         assert _recorded(root) == (N_STUDENTS, N_STUDENTS)
     else:
         assert summary.graded == N_STUDENTS - 1 and len(pools[0].stopped) == 3
-        assert len(summary.errors) == 1 and "s02" in summary.errors[0]
-        assert "grader timeout (3 tries): grading did not come back within 0.3 s" in summary.errors[0]
+        assert len(summary.errors) == 1 and "s02" in str(summary.errors[0])
+        assert "grader timeout (3 tries): grading did not come back within 0.3 s" in str(summary.errors[0])
         assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
 
 
@@ -294,5 +318,5 @@ def test_a_submission_that_vanishes_is_a_grader_error_for_it_alone(course, monke
     assert summary.graded == N_STUDENTS - 1 and len(summary.errors) == 1
     tries = "1 try" if when == "found" else "3 tries"
     assert f"s01/ps1/ps1.ipynb: unreadable ({tries}): the submission could not be read (FileNotFoundError" in \
-        summary.errors[0]
+        str(summary.errors[0])
     assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
