@@ -173,18 +173,24 @@ def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[st
     course_titles, course_bonus, course_order = _course_info(course_dir)
     bonus = set(bonus if bonus is not None else course_bonus)
     subs = results.get("submissions", [])
-    assignments = _assignment_order(subs, course_order, registry_tasks)
-    students = sorted({s.get("student_id") for s in subs} | set(_roster(course_dir)))
+    unrecorded = results.get("not_recorded") or []  # submitted, but a grader fault kept them from being graded
+    assignments = _assignment_order([*subs, *unrecorded], course_order, registry_tasks)
+    students = sorted({s.get("student_id") for s in [*subs, *unrecorded]} | set(_roster(course_dir)))
     tally = _Tally(_task_rows(subs, assignments, checks, registry_tasks))
     for sub in subs:
         tally.add(sub, checks)
+    tally.flags += [{"student_id": u["student_id"], "assignment_id": u["assignment_id"], "notebook_id": u["notebook_id"],
+                     "kind": "not graded (grader error)", "grade_id": None, "line": None,
+                     "evidence": f"{u['cause']}: {u['message']} (after {u['attempts']} tries); nothing is recorded, "
+                                 f"`autograder grade` grades it again"} for u in unrecorded]
 
     misconceptions = [
         MisconceptionRow(mid, misconception_title(mid, titles), len(who), sorted(tally.mis_tasks[mid]),
                          sorted({s for s, _ in who}))
         for mid, who in tally.mis_subs.items()]
     misconceptions.sort(key=lambda m: (-m.count, m.id))
-    submitted = {a: len({s.get("student_id") for s in subs if s.get("assignment_id") == a}) for a in assignments}
+    submitted = {a: len({s.get("student_id") for s in [*subs, *unrecorded] if s.get("assignment_id") == a})
+                 for a in assignments}
     score_rows = [ScoreRow(a, course_titles.get(a, a), tally.max_scores.get(a, 0.0), tally.per_assignment[a],
                            submitted[a], a in bonus, len(students) - submitted[a], tally.needs_manual[a],
                            tally.hand_points[a], tally.hand_max[a]) for a in assignments]

@@ -158,3 +158,19 @@ def test_write_reports_quotes_a_formula_student_id(tmp_path):
     with open(csv_path, newline="") as fh:
         rows = list(csv.reader(fh))
     assert rows[1][0] == "'=HYPERLINK(1)" and not rows[1][-1].startswith(("=", "+", "-", "@"))
+
+
+def test_a_submission_left_unrecorded_by_a_grader_fault_is_submitted_and_flagged(results_small):
+    """s03 submitted 02 but every try died with its worker: 02 counts s03 as submitted (not missing), adds no
+    score, and the flag tells the instructor why there is no grade."""
+    results = dict(results_small, not_recorded=[{
+        "student_id": "s03", "assignment_id": "02_scaling", "notebook_id": "02_scaling", "path": "submitted/s03/...",
+        "cause": "worker died", "message": "the worker process died", "attempts": 3}])
+    s = report.summarise(results, course_dir=None)
+    by = {r.assignment: r for r in s.scores}
+    assert (by["02_scaling"].submitted, by["02_scaling"].not_submitted, len(by["02_scaling"].scores)) == (5, 0, 4)
+    assert s.totals["s03"] == 0
+    flag = s.flags[-1]
+    assert (flag["student_id"], flag["kind"]) == ("s03", "not graded (grader error)")
+    assert "worker died" in flag["evidence"] and "3 tries" in flag["evidence"]
+    assert "not graded (grader error)" in report.render_text(s)
