@@ -61,6 +61,23 @@ def _answer_keys() -> dict[str, np.ndarray]:
             "TABLE_BYTES": np.array(nb06.TABLE_HEADS * nb06.TABLE_N ** 2 * nb06.TABLE_ITEMSIZE)}
 
 
+def answer_texts() -> dict[str, str]:
+    """Text that gives an answer key away, and what it gives away: the Stop-and-try weights and letter's name,
+    06's table size, and every notebook's concept-question letters as a tuple would print them."""
+    from autograder.checks.concepts import TASK_OF, questions
+
+    keys = _answer_keys()
+    texts = {"RIGHT_REASON": "the Stop-and-try letter", str(int(keys["TABLE_BYTES"])): "TABLE_BYTES",
+             f"{int(keys['TABLE_BYTES']):,}": "TABLE_BYTES"}
+    texts.update({f"{w:.4f}": "STOP_AND_TRY_WEIGHTS" for w in keys["STOP_AND_TRY_WEIGHTS"]})
+    for assignment, task in TASK_OF.items():
+        letters = tuple(q.right for q in questions(assignment))
+        texts.update({repr(letters): task, repr(letters).replace("'", '"'): task})
+        if len(letters) > 1:  # a single letter is in every word
+            texts[", ".join(letters)] = task
+    return texts
+
+
 def scan(site: Path, withheld: list[str]) -> list[str]:
     """``file:line: what`` for every leak found in the kit installed at ``site``."""
     # A misconception's title (``"scale.by_d_k": "divides by d_k ..."``) is what Validate shows: not check logic.
@@ -79,10 +96,7 @@ def scan(site: Path, withheld: list[str]) -> list[str]:
         if func is not None:
             for line in _code_lines(func) | {f"def {name}("}:
                 reference[line] = name
-    keys = _answer_keys()
-    texts = {"RIGHT_REASON": "the Stop-and-try letter", str(int(keys["TABLE_BYTES"])): "TABLE_BYTES",
-             f"{int(keys['TABLE_BYTES']):,}": "TABLE_BYTES"}
-    texts.update({f"{w:.4f}": "STOP_AND_TRY_WEIGHTS" for w in keys["STOP_AND_TRY_WEIGHTS"]})
+    keys, texts = _answer_keys(), answer_texts()
     hits = []
     for path in _kit_files(site):
         if path.suffix == ".npz":

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder import demo
+from tests.kit.test_leak import answer_texts
 
 
 def test_prepare_refuses_foreign_folder(tmp_path):
@@ -35,25 +36,28 @@ def test_unknown_assignment(tmp_path, capsys):
 @pytest.mark.slow
 def test_demo_end_to_end(tmp_path):
     stream = io.StringIO()
-    result = demo.run_demo(tmp_path / "demo", n_students=5, seed=0, assignments=["01_scores_softmax"],
+    result = demo.run_demo(tmp_path / "demo", n_students=5, seed=0, assignments=["01_scores_softmax", "02_scaling"],
                            workers=2, progress=False, stream=stream)
     text = stream.getvalue()
     assert "Class report" in text and "Most frequent misconceptions" in text and "Demo done in" in text
     results = json.loads((tmp_path / "demo" / "reports" / "results.json").read_text())
-    assert len(results["submissions"]) == 5
+    assert len(results["submissions"]) == 10
     assert all(s["status"] == "graded" for s in results["submissions"])
     kinds = {s.student_id: s.kind for s in result["class"].students}
-    scores = {s["student_id"]: s["score"] for s in results["submissions"]}
+    scores = {s["student_id"]: s["score"] for s in results["submissions"] if s["assignment_id"] == "01_scores_softmax"}
     for sid, kind in kinds.items():
         if kind == "complete":
             assert scores[sid] == 20
         if kind == "blank":
             assert scores[sid] == 0
     assert (tmp_path / "demo" / "reports" / "report.html").read_text().count("<svg") >= 2
-    assert len(result["feedback"]) == 5
+    assert len(result["feedback"]) == 10
+    answers = answer_texts()
     for page in result["feedback"]:  # built from the real autograded notebooks, hidden tests included
         text = Path(page).read_text(encoding="utf-8")
         assert not re.search(r"BEGIN HIDDEN TESTS|END HIDDEN TESTS|BEGIN SOLUTION|\bcheck\(", text), page
+        # nor any answer key (02's Stop-and-try weights, the concept questions' letters), wrong answers included
+        assert [what for needle, what in answers.items() if needle in text] == [], page
 
 
 def test_cli_dispatches_to_the_views(tmp_path, capsys):
