@@ -140,6 +140,20 @@ class Course(_Model):
             raise ValueError(f"duplicate assignment ids: {', '.join(dupes)}")
         return self
 
+    def calendar_problems(self) -> list[tuple[tuple, str]]:
+        """``(key path, message)`` of each assignment without a due date in a classroom course.
+
+        A field validator cannot see ``mode``, and a model validator's error has no key path: the
+        loader reports these like the schema's errors (:func:`parse_course`). Self-study courses
+        need no calendar; a classroom course does, because an assignment without a due date is
+        never due: the student kit withholds what it grades forever, and nothing is ever late.
+        """
+        if self.mode != "classroom":
+            return []
+        return [(("assignments", i, "due"), f"{a.id} has no due date: mode: classroom needs one for every assignment "
+                                            f"(the student kit's releases and late penalties count from it)")
+                for i, a in enumerate(self.assignments) if a.due is None]
+
     def assignment(self, assignment_id: str) -> Assignment:
         """Return the assignment called ``assignment_id`` (KeyError if unknown)."""
         for a in self.assignments:
@@ -245,6 +259,8 @@ def parse_course(text: str, source: str = COURSE_FILE) -> Course:
             loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
             problems.append(_problem(loc, lines, source, "unknown key" if err["type"] == "extra_forbidden"
                                      else err["msg"]))
+    else:
+        problems += [_problem(loc, lines, source, msg) for loc, msg in course.calendar_problems()]
     if problems:
         raise CourseConfigError("\n".join(problems))
     return course

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 
 import pytest
@@ -31,10 +32,19 @@ def test_once_due_the_building_block_is_given():
     assert "multi_head_attention" in plan.withheld and "scaled_dot_product_attention" not in plan.withheld
 
 
-def test_an_assignment_without_a_due_date_is_never_due():
-    course = parse_course(ROOT.joinpath("course.yml").read_text().replace("    due: 2027-02-08T23:59:00+00:00\n", ""))
-    with pytest.raises(KitBuildError, match="01_scores_softmax grades and is not due yet .due never"):
-        plan_release(course, ["02_scaling"], dt.datetime(2030, 1, 1, tzinfo=UTC))
+def test_a_classroom_course_needs_a_due_date_for_every_assignment():
+    """Without one an assignment is never due: the kit would withhold what it grades forever, nothing is late."""
+    text = ROOT.joinpath("course.yml").read_text()
+    assert all(a.due is not None for a in parse_course(text).assignments)
+    no_07 = re.sub(r"(  - id: 07_scoring_functions\n)    due: .*\n", r"\1", text)
+    line = no_07.splitlines().index("  - id: 07_scoring_functions") + 1
+    with pytest.raises(CourseConfigError) as err:
+        parse_course(no_07)
+    assert str(err.value) == (f"assignments[6].due (course.yml line {line}): 07_scoring_functions has no due date: "
+                              "mode: classroom needs one for every assignment (the student kit's releases and late "
+                              "penalties count from it)")
+    self_study = parse_course(re.sub(r"    due: .*\n", "", text).replace("mode: classroom", "mode: self-study"))
+    assert [a.due for a in self_study.assignments] == [None] * 7  # no calendar: learners work at their pace
 
 
 def test_unknown_assignments_are_refused():
