@@ -91,3 +91,22 @@ def test_grading_without_the_student_versions_says_what_to_run(tmp_path):
     with pytest.raises(KitBuildError, match=r"run `autograder generate 01_scores_softmax` first"):
         kernel_kit_files(tmp_path, "01_scores_softmax")
     assert kernel_kit_files(tmp_path, "ps1") == {}  # an assignment without checks: the kernel keeps the grader
+
+
+def test_the_graders_kernel_kit_needs_no_calendar(tmp_path):
+    """A self-study course may set no due dates: grading 02 still gives its kernel 01's `dot_product`.
+
+    The kernel's kit withholds the graded assignment's names only; with "never due" assignments
+    it refused to build (02 gives `dot_product`, which 01 grades and is not due yet), so no
+    notebook after 01 of such a course could be graded.
+    """
+    from autograder.kit.build import kernel_kit_files
+
+    text = re.sub(r"    due: .*\n", "", ROOT.joinpath("course.yml").read_text())
+    (tmp_path / "course.yml").write_text(text.replace("mode: classroom", "mode: self-study"))
+    for folder in ("solutions", "assignments"):
+        shutil.copytree(ROOT / folder / "02_scaling", tmp_path / folder / "02_scaling")
+    given = kernel_kit_files(tmp_path, "02_scaling")["attention_ref/__init__.py"].decode()
+    assert "dot_product" in given and "def scale_scores" not in given
+    with pytest.raises(KitBuildError, match="a student kit needs the date it is for"):
+        plan_release(load_course(ROOT), ["02_scaling"], None)
