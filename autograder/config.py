@@ -3,7 +3,8 @@
 The schema is declared with pydantic v2 (``extra="forbid"`` everywhere): it gives typed
 objects to the rest of the package, and its validation errors carry the key path, which the
 loader turns into ``assignments[2].points (course.yml line 31): ...`` using the line numbers
-recorded while the YAML was parsed.
+recorded while the YAML was parsed. A key repeated in one mapping, which YAML would resolve
+silently to the last, is reported the same way.
 """
 from __future__ import annotations
 
@@ -139,6 +140,20 @@ class Course(_Model):
             raise ValueError(f"duplicate assignment ids: {', '.join(dupes)}")
         return self
 
+    def calendar_problems(self) -> list[tuple[tuple, str]]:
+        """``(key path, message)`` of each assignment without a due date in a classroom course.
+
+        A field validator cannot see ``mode``, and a model validator's error has no key path: the
+        loader reports these like the schema's errors (:func:`parse_course`). Self-study courses
+        need no calendar; a classroom course does, because an assignment without a due date is
+        never due: the student kit withholds what it grades forever, and nothing is ever late.
+        """
+        if self.mode != "classroom":
+            return []
+        return [(("assignments", i, "due"), f"{a.id} has no due date: mode: classroom needs one for every assignment "
+                                            f"(the student kit's releases and late penalties count from it)")
+                for i, a in enumerate(self.assignments) if a.due is None]
+
     def assignment(self, assignment_id: str) -> Assignment:
         """Return the assignment called ``assignment_id`` (KeyError if unknown)."""
         for a in self.assignments:
@@ -156,18 +171,25 @@ class CourseConfigError(ValueError):
     """``course.yml`` is invalid; the message lists every problem with its path and line."""
 
 
-def _line_index(node: yaml.Node, path: tuple = (), index: dict | None = None) -> dict:
-    """Map every key path of a composed YAML document to its 1-based line."""
+def _line_index(node: yaml.Node, path: tuple = (), index: dict | None = None,
+                duplicates: list | None = None) -> dict:
+    """Map every key path of a composed YAML document to its 1-based line.
+
+    A key repeated in one mapping (YAML keeps the last silently) is appended to ``duplicates``
+    as ``(path, line, line_before)``; the index holds the last line, whose value is the one kept.
+    """
     index = {} if index is None else index
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            sub = path + (key.value,)
+            sub = path + (key.value if isinstance(key, yaml.ScalarNode) else f"<{key.tag}>",)
+            if sub in index and duplicates is not None:
+                duplicates.append((sub, key.start_mark.line + 1, index[sub]))
             index[sub] = key.start_mark.line + 1
-            _line_index(value, sub, index)
+            _line_index(value, sub, index, duplicates)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             index[path + (i,)] = item.start_mark.line + 1
-            _line_index(item, path + (i,), index)
+            _line_index(item, path + (i,), index, duplicates)
     return index
 
 
@@ -187,6 +209,28 @@ def _line_of(loc: tuple, lines: dict) -> int | None:
     return None
 
 
+def _problem(loc: tuple, lines: dict, source: str, msg: str, line: int | None = None) -> str:
+    """The one format of every ``course.yml`` problem: ``key.path (source line N): message``."""
+    line = line or _line_of(loc, lines)
+    return f"{_dotted(loc)} ({f'{source} line {line}' if line else source}): {msg}"
+
+
+def _read_yaml(text: str, source: str) -> tuple[object, dict, list[str]]:
+    """Parse ``text`` once: its data, the line of every key path, and one problem per repeated key."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        raise CourseConfigError(f"{source}: not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    duplicates: list = []
+    lines = _line_index(node, duplicates=duplicates) if node is not None else {}
+    return data, lines, [_problem(loc, lines, source, f"duplicate key (also at line {before})", line)
+                         for loc, line, before in duplicates]
+
+
 def parse_course(text: str, source: str = COURSE_FILE) -> Course:
     """Validate the text of a ``course.yml``.
 
@@ -204,25 +248,22 @@ def parse_course(text: str, source: str = COURSE_FILE) -> Course:
     Raises
     ------
     CourseConfigError
-        With one line per problem: ``key.path (source line N): message``.
+        With one line per problem: ``key.path (source line N): message`` (a key repeated in one
+        mapping is one, quoting the line of the repeat).
     """
+    data, lines, problems = _read_yaml(text, source)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise CourseConfigError(f"{source}: not valid YAML: {exc}") from None
-    lines = _line_index(node) if node is not None else {}
-    try:
-        return Course.model_validate(data if data is not None else {})
+        course = Course.model_validate(data if data is not None else {})
     except ValidationError as exc:
-        problems = []
         for err in exc.errors():
             loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
-            line = _line_of(loc, lines)
-            where = f"{source} line {line}" if line else source
-            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-            problems.append(f"{_dotted(loc)} ({where}): {msg}")
-        raise CourseConfigError("\n".join(problems)) from None
+            problems.append(_problem(loc, lines, source, "unknown key" if err["type"] == "extra_forbidden"
+                                     else err["msg"]))
+    else:
+        problems += [_problem(loc, lines, source, msg) for loc, msg in course.calendar_problems()]
+    if problems:
+        raise CourseConfigError("\n".join(problems))
+    return course
 
 
 def load_course(course_dir: str | Path = ".") -> Course:
@@ -301,8 +342,7 @@ def validate_course(course_dir: str | Path = ".", source_directory: str = "solut
     problems = _point_problems(course, course_dir, source_directory, assignments)
     if problems:
         path = Path(course_dir) / COURSE_FILE
-        lines = _line_index(yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader))
-        raise CourseConfigError("\n".join(
-            f"assignments[{i}].points ({COURSE_FILE} line {lines.get(('assignments', i, 'points'), '?')}): {msg}"
-            for i, msg in problems))
+        _, lines, _ = _read_yaml(path.read_text(encoding="utf-8"), path.name)
+        raise CourseConfigError("\n".join(_problem(("assignments", i, "points"), lines, path.name, msg)
+                                           for i, msg in problems))
     return course

@@ -128,11 +128,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-feedback", action="store_true", help="do not write feedback pages")
 
 
-def main(args: argparse.Namespace | list[str] | None = None) -> int:
-    if not isinstance(args, argparse.Namespace):
-        parser = argparse.ArgumentParser(prog="autograder demo", description=__doc__.split("\n\n")[0])
-        add_arguments(parser)
-        args = parser.parse_args(args)
+def main(args: argparse.Namespace) -> int:
+    """Run ``autograder demo`` on the arguments :func:`autograder.cli.main` parsed with :func:`add_arguments`."""
     try:
         result = run_demo(args.out, args.students, args.seed, args.assignments, args.workers,
                           verify=not args.no_verify, progress=not args.no_progress, feedback=not args.no_feedback)
@@ -140,7 +137,3 @@ def main(args: argparse.Namespace | list[str] | None = None) -> int:
         print(f"autograder demo: {exc}", file=sys.stderr)
         return 2
     return 1 if getattr(result["summary"], "errors", None) else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -231,27 +231,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-answers", action="store_true", help="leave the student's answer cells out")
 
 
-def main(args: argparse.Namespace | list[str] | None = None) -> int:
-    if not isinstance(args, argparse.Namespace):
-        parser = argparse.ArgumentParser(prog="autograder feedback", description=__doc__.split("\n\n")[0])
-        add_arguments(parser)
-        args = parser.parse_args(args)
-    course_dir = Path(getattr(args, "course_dir", None) or ".")
-    results = Path(args.results) if getattr(args, "results", None) else course_dir / DEFAULT_RESULTS
-    out = Path(args.out) if getattr(args, "out", None) else course_dir / DEFAULT_OUT
+def main(args: argparse.Namespace) -> int:
+    """Run ``autograder feedback`` on the arguments :func:`autograder.cli.main` parsed with :func:`add_arguments`."""
+    course_dir = Path(args.course_dir)
+    results = Path(args.results) if args.results else course_dir / DEFAULT_RESULTS
+    out = Path(args.out) if args.out else course_dir / DEFAULT_OUT
     try:
-        if not getattr(args, "results", None):
+        if not args.results:
             from .report import refresh
             refresh(course_dir)
-        written = write_feedback(results, out, course_dir, getattr(args, "autograded", None),
-                                 getattr(args, "submissions", None), getattr(args, "student", None),
-                                 getattr(args, "assignment", None), not getattr(args, "no_answers", False))
+        written = write_feedback(results, out, course_dir, args.autograded, args.submissions, args.student,
+                                 args.assignment, not args.no_answers)
     except (FileNotFoundError, ValueError) as exc:
         print(f"autograder feedback: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {len(written)} feedback page{'s' if len(written) != 1 else ''} under {out}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

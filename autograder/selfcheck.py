@@ -305,14 +305,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the checks' random inputs")
 
 
-def main(args: argparse.Namespace | list[str] | None = None) -> int:
-    if not isinstance(args, argparse.Namespace):
-        parser = argparse.ArgumentParser(prog="autograder check", description=__doc__.split("\n\n")[0])
-        add_arguments(parser)
-        args = parser.parse_args(args)
-    return selfcheck(args.notebook, getattr(args, "assignment", None), getattr(args, "timeout", DEFAULT_TIMEOUT),
-                     getattr(args, "seed", None))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+def main(args: argparse.Namespace) -> int:
+    """Run ``autograder check`` on the arguments :func:`autograder.cli.main` parsed with :func:`add_arguments`."""
+    return selfcheck(args.notebook, args.assignment, args.timeout, args.seed)

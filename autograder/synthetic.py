@@ -277,11 +277,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", default=None, help="also write what each student did as JSON here")
 
 
-def main(args: argparse.Namespace | list[str] | None = None) -> int:
-    if not isinstance(args, argparse.Namespace):
-        parser = argparse.ArgumentParser(prog="python -m autograder.synthetic", description=__doc__.split("\n\n")[0])
-        add_arguments(parser)
-        args = parser.parse_args(args)
+def main(argv: list[str] | None = None) -> int:
+    """``python -m autograder.synthetic`` (not an ``autograder`` subcommand): ``argv`` default ``sys.argv[1:]``."""
+    parser = argparse.ArgumentParser(prog="python -m autograder.synthetic", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
     klass = generate_class(args.out_dir, args.students, args.seed, args.assignments, args.course_dir)
     if args.manifest:
         Path(args.manifest).write_text(json.dumps(klass.to_json(), indent=1), encoding="utf-8")

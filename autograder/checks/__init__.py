@@ -84,22 +84,6 @@ def checks_for_assignment(assignment: str) -> list[Check]:
     return [c for task in TASKS[assignment] for c in checks_for_task(task, assignment)]
 
 
-def assignment_of(task: str) -> str:
-    """The first assignment that grades ``task`` (a grade_id is unique; see ``assignment_of_check``)."""
-    for assignment, tasks in TASKS.items():
-        if task in tasks:
-            return assignment
-    raise KeyError(f"unknown task {task!r}")
-
-
-def assignment_of_check(grade_id: str) -> str:
-    """The assignment whose notebook grades the check ``grade_id``."""
-    for assignment, checks in ASSIGNMENT_CHECKS.items():
-        if any(c.grade_id == grade_id for c in checks):
-            return assignment
-    raise KeyError(f"unknown check {grade_id!r}")
-
-
 def executor(check: Check, namespace: dict):
     """The in-process executor of ``check``: its calls against ``namespace``, with the reference's
     version of each of its :attr:`~autograder.checks.core.Check.helpers` in place of the student's

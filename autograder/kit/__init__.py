@@ -28,7 +28,7 @@ def main(args) -> int:
     from .publicdata import KitBuildError
 
     try:
-        now = dt.datetime.fromisoformat(args.as_of) if args.as_of else None
+        now = dt.datetime.fromisoformat(args.as_of) if args.as_of else dt.datetime.now(dt.timezone.utc)
         release = [a.strip() for a in args.release.split(",") if a.strip()]
         site = build_kit(args.course, release, args.out, now=now)
     except (KitBuildError, CourseConfigError, ValueError) as exc:

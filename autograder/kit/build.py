@@ -78,7 +78,7 @@ def given_of(assignment: str) -> list[str]:
     return [n for n in getattr(module, "GIVEN", []) if n not in module.TASKS]
 
 
-def plan_release(course: Course, release: list[str], now: dt.datetime, *, due_anyway: tuple[str, ...] = ()
+def plan_release(course: Course, release: list[str], now: dt.datetime | None, *, due_anyway: tuple[str, ...] = ()
                  ) -> Release:
     """Check a release against the calendar of ``course.yml``.
 
@@ -88,8 +88,10 @@ def plan_release(course: Course, release: list[str], now: dt.datetime, *, due_an
         The course (its assignments and due dates).
     release : list of str
         The assignments the kit releases.
-    now : datetime
+    now : datetime or None
         When the kit is for (timezone-aware): an assignment is due once its due date has passed.
+        None: no calendar, every assignment but ``due_anyway`` is due, with or without a due date
+        (the grader's kernel, in any course).
     due_anyway : tuple of str
         Assignments treated as not due whatever the date (the grader's kernel withholds the
         graded assignment's names).
@@ -105,9 +107,13 @@ def plan_release(course: Course, release: list[str], now: dt.datetime, *, due_an
     if unknown or not release:
         raise KitBuildError(f"release: {', '.join(unknown) or 'nothing'} is not an assignment with checks; "
                             f"expected some of {', '.join(a for a in known if a in TASKS)}")
-    if now.utcoffset() is None:
+    if now is None and not due_anyway:  # a student's kit without a calendar would give every reference
+        raise KitBuildError("now=None (no calendar) is for the grader's kernel, which names due_anyway; "
+                            "a student kit needs the date it is for")
+    if now is not None and now.utcoffset() is None:
         raise KitBuildError(f"now={now.isoformat()} has no time zone")
-    undue = [a.id for a in course.assignments if a.id in TASKS and (not a.is_due(now) or a.id in due_anyway)]
+    undue = [a.id for a in course.assignments
+             if a.id in TASKS and (a.id in due_anyway or (now is not None and not a.is_due(now)))]
     withheld: dict[str, str] = {}
     for a in undue:  # the first (earliest) assignment that grades a name is the one to wait for
         for name in TASKS[a]:
@@ -209,9 +215,11 @@ def _wheel(site: Path, out: Path, course: Course) -> Path:
     return wheel
 
 
-def build_kit(course_dir: str | Path, release: list[str], out: str | Path, *, now: dt.datetime | None = None,
+def build_kit(course_dir: str | Path, release: list[str], out: str | Path, *, now: dt.datetime | None,
               due_anyway: tuple[str, ...] = (), wheel: bool = True) -> Path:
     """Build the student kit of ``release`` into ``out`` (see the module docstring); returns ``out/site``.
+
+    ``now`` and ``due_anyway`` are :func:`plan_release`'s.
 
     Raises
     ------
@@ -223,7 +231,6 @@ def build_kit(course_dir: str | Path, release: list[str], out: str | Path, *, no
     if course.mode != "classroom" and not due_anyway:
         raise KitBuildError("course.yml says mode: self-study: students install the whole package (answers "
                             "readable by design); set mode: classroom to build a student kit")
-    now = now or dt.datetime.now(dt.timezone.utc)
     plan = plan_release(course, list(release), now, due_anyway=due_anyway)
     out = Path(out)
     site = out / "site"
@@ -237,11 +244,6 @@ def build_kit(course_dir: str | Path, release: list[str], out: str | Path, *, no
 
 
 # ---------------------------------------------------------------- the kit of the grader's nbgrader kernel
-#: A date after every due date: the kernel's kit withholds only the graded assignment's names
-#: (as the verification sandbox does), whatever day the class is graded.
-_END_OF_TIME = dt.datetime(9999, 1, 1, tzinfo=dt.timezone.utc)
-
-
 def _fingerprint(course_dir: Path, assignment: str) -> str:
     """What the kit of ``assignment`` is computed from: the grader's and the reference's code, its notebooks."""
     digest = hashlib.sha256()
@@ -272,7 +274,9 @@ def kernel_kit_files(course_dir: str | Path, assignment: str) -> dict[str, bytes
     if not (cache / "site" / "autograder" / "kit" / "kit.json").is_file():
         staging = cache.with_name(cache.name + ".tmp")
         shutil.rmtree(staging, ignore_errors=True)
-        build_kit(course_dir, [assignment], staging, now=_END_OF_TIME, due_anyway=(assignment,), wheel=False)
+        # No calendar (now=None): the kernel's kit withholds only the graded assignment's names, as the
+        # verification sandbox does, whatever day the class is graded and whether or not due dates are set.
+        build_kit(course_dir, [assignment], staging, now=None, due_anyway=(assignment,), wheel=False)
         shutil.rmtree(cache, ignore_errors=True)
         staging.rename(cache)
     site = cache / "site"

@@ -17,6 +17,11 @@ HELPER_FIRST = "helper_fails_first"
 NOT_ATTEMPTED = frozenset({"not_implemented", "not_defined"})
 
 
+def _checks(n: int) -> str:
+    """``1 check``, ``2 checks``."""
+    return f"{n} check" if n == 1 else f"{n} checks"
+
+
 def render(task: str, verdicts: list[Verdict], hidden_value: bool = False) -> str:
     """The text of one visible check: a headline and one line per property.
 
@@ -31,15 +36,14 @@ def render(task: str, verdicts: list[Verdict], hidden_value: bool = False) -> st
     if all(v.misconception == "not_defined" for v in verdicts):
         return f"{FAIL} {task}: not done yet. {verdicts[0].message}"
     passed = sum(v.passed for v in verdicts)
-    plural = "check" if len(verdicts) == 1 else "checks"
     if passed == len(verdicts) and hidden_value:
-        head = (f"{PASS} {task}: answered in the expected form ({len(verdicts)} {plural} passed); whether the value "
+        head = (f"{PASS} {task}: answered in the expected form ({_checks(len(verdicts))} passed); whether the value "
                 f"is right is checked only when your notebook is graded.")
     elif passed == len(verdicts):
-        head = f"{PASS} {task}: all {len(verdicts)} {plural} passed." if len(verdicts) > 1 else \
+        head = f"{PASS} {task}: all {_checks(len(verdicts))} passed." if len(verdicts) > 1 else \
             f"{PASS} {task}: the check passed."
     else:
-        head = f"{FAIL} {task}: {passed} of {len(verdicts)} checks passed."
+        head = f"{FAIL} {task}: {passed} of {_checks(len(verdicts))} passed."
     lines = [head]
     for v in verdicts:
         lines.append(f"  {PASS} {v.title}" if v.passed else f"  {FAIL} {v.title}: {v.message}")

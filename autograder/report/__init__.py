@@ -59,24 +59,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top", type=int, default=10, help="misconceptions to list in the terminal (default 10)")
 
 
-def main(args: argparse.Namespace | list[str] | None = None) -> int:
-    if not isinstance(args, argparse.Namespace):
-        parser = argparse.ArgumentParser(prog="autograder report", description=__doc__.split("\n\n")[0])
-        add_arguments(parser)
-        args = parser.parse_args(args)
-    course_dir = Path(getattr(args, "course_dir", None) or ".")
-    results = Path(args.results) if getattr(args, "results", None) else course_dir / DEFAULT_RESULTS
-    html_path = None if getattr(args, "no_html", False) else (
-        Path(args.html) if getattr(args, "html", None) else course_dir / DEFAULT_HTML)
+def main(args: argparse.Namespace) -> int:
+    """Run ``autograder report`` on the arguments :func:`autograder.cli.main` parsed with :func:`add_arguments`."""
+    course_dir = Path(args.course_dir)
+    results = Path(args.results) if args.results else course_dir / DEFAULT_RESULTS
+    html_path = None if args.no_html else (Path(args.html) if args.html else course_dir / DEFAULT_HTML)
     try:
-        if not getattr(args, "results", None):
+        if not args.results:
             refresh(course_dir)
-        write_report(results, html_path, course_dir=course_dir, top=getattr(args, "top", 10))
+        write_report(results, html_path, course_dir=course_dir, top=args.top)
     except (FileNotFoundError, ValueError) as exc:
         print(f"autograder report: {exc}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

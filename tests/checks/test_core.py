@@ -8,10 +8,10 @@ import pytest
 import attention_ref as ref
 from autograder.checks import CHECKS, TASKS, checks_for_assignment
 from autograder.checks.core import (
-    Call, Check, CheckFailed, check_rng, evaluate, run_calls, to_plain,
+    Call, Check, CheckFailed, Verdict, check_rng, evaluate, run_calls, to_plain,
 )
 from autograder.hidden import check
-from autograder.notebook import Grader
+from autograder.notebook import Grader, wording
 
 
 class AlwaysEqual:
@@ -139,6 +139,19 @@ def test_visible_check_output(capsys):
     Grader("01_scores_softmax", {"softmax": ref.softmax}).check("softmax")
     out = capsys.readouterr().out
     assert out.startswith("✔ softmax: all") and "✘" not in out
+
+
+def test_visible_check_counts_its_checks_in_words():
+    """Singular for one check, failed or passed (issue 16: "all 1 checks passed"); plural otherwise."""
+    def verdict(passed):
+        return Verdict("t_1", "t", "a property", passed, "" if passed else "it is wrong", None if passed else "m")
+
+    assert wording.render("t", [verdict(False)]).splitlines()[0] == "✘ t: 0 of 1 check passed."
+    assert wording.render("t", [verdict(True), verdict(False)]).splitlines()[0] == "✘ t: 1 of 2 checks passed."
+    assert wording.render("t", [verdict(True)]).splitlines()[0] == "✔ t: the check passed."
+    assert wording.render("t", [verdict(True)], hidden_value=True).startswith("✔ t: answered in the expected form "
+                                                                               "(1 check passed)")
+    assert wording.render("t", [verdict(True)] * 2).splitlines()[0] == "✔ t: all 2 checks passed."
 
 
 def test_visible_check_names_the_misconception(capsys):

@@ -36,6 +36,32 @@ def test_unknown_key_quotes_path_and_line():
     assert f"assignments[0].pointz (course.yml line {line}): unknown key" in str(err.value)
 
 
+def test_a_repeated_key_is_an_error_quoting_path_and_line(tmp_path):
+    """YAML keeps the last of two equal keys silently: ``points: 4`` then ``points: 5`` would load as 5."""
+    text = COURSE_YML.replace("    points: 4\n", "    points: 4\n    points: 5\n")
+    lines = text.splitlines()
+    first, repeat = lines.index("    points: 4") + 1, lines.index("    points: 5") + 1
+    with pytest.raises(CourseConfigError) as err:
+        parse_course(text)
+    assert str(err.value) == f"assignments[0].points (course.yml line {repeat}): duplicate key (also at line {first})"
+    nested = COURSE_YML + "  cell_timeout: 25\n"  # top level `grading:` twice would be one too
+    with pytest.raises(CourseConfigError, match=r"grading\.cell_timeout \(course.yml line 10\): duplicate key"):
+        parse_course(nested)
+    (tmp_path / "course.yml").write_text(text)  # the loader of the file is the same one
+    with pytest.raises(CourseConfigError, match="duplicate key"):
+        load_course(tmp_path)
+
+
+def test_repeated_keys_and_schema_errors_are_reported_together():
+    text = COURSE_YML.replace("  cell_timeout: 20\n", "  cell_timeout: 20\n  cell_timeout: soon\n")
+    with pytest.raises(CourseConfigError) as err:
+        parse_course(text)
+    assert str(err.value).splitlines() == [
+        "grading.cell_timeout (course.yml line 10): duplicate key (also at line 9)",
+        "grading.cell_timeout (course.yml line 10): Input should be a valid integer, unable to parse string as an "
+        "integer"]
+
+
 def test_nested_unknown_key_and_wrong_type_are_all_reported():
     text = COURSE_YML.replace("  cell_timeout: 20\n", "  cell_timeout: soon\n  sandbox:\n    cpu: 3\n")
     with pytest.raises(CourseConfigError) as err:

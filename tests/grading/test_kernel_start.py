@@ -6,6 +6,9 @@ is what that race looks like from nbclient's side.
 """
 from __future__ import annotations
 
+import inspect
+
+import jupyter_client
 import pytest
 from jupyter_client.manager import AsyncKernelManager
 from nbformat.v4 import new_code_cell, new_notebook
@@ -45,20 +48,35 @@ def test_without_retries_the_dead_kernel_fails_the_run(tmp_path):
     assert DiesFirstTime.launched == 1
 
 
-def test_the_private_hook_our_kernel_managers_override_is_there():
+#: jupyter_client's private hook as the overrides were written against it (8.10.0: name, kind, default
+#: of each parameter): ``(self, *, transport_encryption=None, **kw)``.
+HOOK_SIGNATURE = [("self", inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.empty),
+                  ("transport_encryption", inspect.Parameter.KEYWORD_ONLY, None),
+                  ("kw", inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty)]
+
+
+def test_the_private_hook_our_kernel_managers_override_is_unchanged():
     """zygote.ForkKernelManager and sandbox.kernel.SandboxKernelManager override jupyter_client's
-    private ``_async_pre_start_kernel`` (pyproject bounds jupyter_client to the versions tested):
-    if a release renames it, this fails instead of the managers silently starting plain kernels."""
-    import inspect
-
-    from jupyter_client.manager import AsyncKernelManager
-
+    private ``_async_pre_start_kernel`` (pyproject bounds jupyter_client to the version tested): if a
+    release renames it, changes its parameters, or starts the kernel without calling it, this fails
+    with what changed, instead of the managers silently starting plain kernels."""
     from autograder.grading.zygote import ForkKernelManager
     from autograder.sandbox.kernel import SandboxKernelManager
 
     hook = AsyncKernelManager._async_pre_start_kernel
-    assert inspect.iscoroutinefunction(hook)
-    assert list(inspect.signature(hook).parameters)[-1] == "kw"  # keyword arguments pass through
+    assert inspect.iscoroutinefunction(hook), f"jupyter_client {jupyter_client.__version__}: the hook is not async"
+    got = [(p.name, p.kind, p.default) for p in inspect.signature(hook).parameters.values()]
+    assert got == HOOK_SIGNATURE, (
+        f"jupyter_client {jupyter_client.__version__} changed the private hook our kernel managers override: "
+        f"_async_pre_start_kernel{inspect.signature(hook)}, written against (self, *, transport_encryption=None, "
+        f"**kw) of 8.10.0. Read its new source, check zygote.ForkKernelManager and sandbox.kernel."
+        f"SandboxKernelManager, then update HOOK_SIGNATURE and pyproject's bound")
+    starter = inspect.getsource(AsyncKernelManager.start_kernel)
+    assert "self._async_pre_start_kernel(**kw)" in starter, (
+        f"jupyter_client {jupyter_client.__version__}: start_kernel no longer calls self._async_pre_start_kernel"
+        f"(**kw), so the overrides would never run (plain kernels, unsandboxed)")
+    assert "if self.provisioner is None" in inspect.getsource(hook)  # both set it before calling the hook
     for manager in (ForkKernelManager, SandboxKernelManager):
         assert "_async_pre_start_kernel" in vars(manager)
-        assert "provisioner" in inspect.getsource(hook)  # the attribute both overrides set before calling it
+        own = [(p.name, p.kind) for p in inspect.signature(manager._async_pre_start_kernel).parameters.values()]
+        assert own == [("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), ("kw", inspect.Parameter.VAR_KEYWORD)]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 
 import pytest
@@ -31,10 +32,19 @@ def test_once_due_the_building_block_is_given():
     assert "multi_head_attention" in plan.withheld and "scaled_dot_product_attention" not in plan.withheld
 
 
-def test_an_assignment_without_a_due_date_is_never_due():
-    course = parse_course(ROOT.joinpath("course.yml").read_text().replace("    due: 2027-02-08T23:59:00+00:00\n", ""))
-    with pytest.raises(KitBuildError, match="01_scores_softmax grades and is not due yet .due never"):
-        plan_release(course, ["02_scaling"], dt.datetime(2030, 1, 1, tzinfo=UTC))
+def test_a_classroom_course_needs_a_due_date_for_every_assignment():
+    """Without one an assignment is never due: the kit would withhold what it grades forever, nothing is late."""
+    text = ROOT.joinpath("course.yml").read_text()
+    assert all(a.due is not None for a in parse_course(text).assignments)
+    no_07 = re.sub(r"(  - id: 07_scoring_functions\n)    due: .*\n", r"\1", text)
+    line = no_07.splitlines().index("  - id: 07_scoring_functions") + 1
+    with pytest.raises(CourseConfigError) as err:
+        parse_course(no_07)
+    assert str(err.value) == (f"assignments[6].due (course.yml line {line}): 07_scoring_functions has no due date: "
+                              "mode: classroom needs one for every assignment (the student kit's releases and late "
+                              "penalties count from it)")
+    self_study = parse_course(re.sub(r"    due: .*\n", "", text).replace("mode: classroom", "mode: self-study"))
+    assert [a.due for a in self_study.assignments] == [None] * 7  # no calendar: learners work at their pace
 
 
 def test_unknown_assignments_are_refused():
@@ -64,13 +74,10 @@ def test_the_kit_and_the_verification_sandbox_give_the_same_names(assignment):
 
     module = next(m for m in MODULES if m.ASSIGNMENT == assignment)
     sandbox = given_package(assignment, tuple(given_of(assignment)), tuple(module.TASKS))
-    plan = plan_release(load_course(ROOT), [assignment], dt.datetime(2030, 1, 1, tzinfo=UTC),
-                        due_anyway=(assignment,))
+    plan = plan_release(load_course(ROOT), [assignment], None, due_anyway=(assignment,))  # as kernel_kit_files
     assert plan.given == tuple(given_of(assignment))
-    assert set(module.TASKS) <= set(plan.withheld)
-    kit = given_package(assignment, plan.given, plan.withheld)
-    assert {k: v for k, v in kit.items() if k != "__init__.py"} == \
-        {k: v for k, v in sandbox.items() if k != "__init__.py"}
+    assert plan.withheld == tuple(sorted(module.TASKS))
+    assert given_package(assignment, plan.given, plan.withheld) == sandbox  # __init__.py too: the same names withheld
 
 
 def test_grading_without_the_student_versions_says_what_to_run(tmp_path):
@@ -81,3 +88,22 @@ def test_grading_without_the_student_versions_says_what_to_run(tmp_path):
     with pytest.raises(KitBuildError, match=r"run `autograder generate 01_scores_softmax` first"):
         kernel_kit_files(tmp_path, "01_scores_softmax")
     assert kernel_kit_files(tmp_path, "ps1") == {}  # an assignment without checks: the kernel keeps the grader
+
+
+def test_the_graders_kernel_kit_needs_no_calendar(tmp_path):
+    """A self-study course may set no due dates: grading 02 still gives its kernel 01's `dot_product`.
+
+    The kernel's kit withholds the graded assignment's names only; with "never due" assignments
+    it refused to build (02 gives `dot_product`, which 01 grades and is not due yet), so no
+    notebook after 01 of such a course could be graded.
+    """
+    from autograder.kit.build import kernel_kit_files
+
+    text = re.sub(r"    due: .*\n", "", ROOT.joinpath("course.yml").read_text())
+    (tmp_path / "course.yml").write_text(text.replace("mode: classroom", "mode: self-study"))
+    for folder in ("solutions", "assignments"):
+        shutil.copytree(ROOT / folder / "02_scaling", tmp_path / folder / "02_scaling")
+    given = kernel_kit_files(tmp_path, "02_scaling")["attention_ref/__init__.py"].decode()
+    assert "dot_product" in given and "def scale_scores" not in given
+    with pytest.raises(KitBuildError, match="a student kit needs the date it is for"):
+        plan_release(load_course(ROOT), ["02_scaling"], None)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import demo
+from autograder import cli, demo
 from tests.kit.test_leak import answer_texts
 
 
@@ -29,7 +29,7 @@ def test_prepare_replaces_previous_demo(tmp_path):
 
 
 def test_unknown_assignment(tmp_path, capsys):
-    assert demo.main(["--out", str(tmp_path / "d"), "--assignments", "99_nope"]) == 2
+    assert cli.main(["demo", "--out", str(tmp_path / "d"), "--assignments", "99_nope"]) == 2
     assert "no source notebook for 99_nope" in capsys.readouterr().err
 
 
@@ -62,7 +62,6 @@ def test_demo_end_to_end(tmp_path):
 
 def test_cli_dispatches_to_the_views(tmp_path, capsys):
     """`autograder check|report|feedback|demo` reach these modules' main() with their options."""
-    from autograder import cli
     results = tmp_path / "course" / "reports"
     results.mkdir(parents=True)
     (results / "results.json").write_text('{"submissions": []}')

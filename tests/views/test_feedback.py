@@ -5,7 +5,7 @@ import re
 
 import nbformat
 
-from autograder import feedback
+from autograder import cli, feedback
 from autograder.submissions import solution_answers
 
 from .conftest import course_notebook, tiny_notebook
@@ -117,7 +117,7 @@ def test_no_instructor_solution_in_pages(tmp_path, results_path):
 
 def test_cli(tmp_path, results_path, capsys):
     out = tmp_path / "fb"
-    assert feedback.main(["--results", str(results_path), "--out", str(out), "--student", "s02", "--course", str(tmp_path)]) == 0
+    assert cli.main(["feedback", "--results", str(results_path), "--out", str(out), "--student", "s02", "--course", str(tmp_path)]) == 0
     assert "wrote 2 feedback pages" in capsys.readouterr().out
     assert sorted(p.name for p in out.rglob("*.html")) == ["01_scores_softmax.html", "02_scaling.html"]
 

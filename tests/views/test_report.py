@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from autograder import report
+from autograder import cli, report
 
 
 def test_task_counts(results_small):
@@ -107,11 +107,11 @@ def test_html_escapes_student_text(results_small):
 
 def test_cli(results_path, tmp_path, capsys):
     html = tmp_path / "out" / "report.html"
-    assert report.main(["--results", str(results_path), "--html", str(html), "--course", str(tmp_path)]) == 0
+    assert cli.main(["report", "--results", str(results_path), "--html", str(html), "--course", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Most frequent misconceptions" in out and f"HTML report: {html}" in out
     assert html.read_text().count("<svg") == 3
-    assert report.main(["--course", str(tmp_path)]) == 2  # no reports/results.json there
+    assert cli.main(["report", "--course", str(tmp_path)]) == 2  # no reports/results.json there
     assert "run `autograder grade` first" in capsys.readouterr().err
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import selfcheck
+from autograder import cli, selfcheck
 from autograder.checks import TASKS
 from autograder.config import load_course
 from autograder.submissions import fill, solution_answers
@@ -90,7 +90,7 @@ def test_assignment_from_option_and_file_name(tmp_path):
 def test_unreadable_files_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.ipynb"
     bad.write_text("{not json")
-    assert selfcheck.main([str(bad)]) == 2
+    assert cli.main(["check", str(bad)]) == 2
     assert "not a readable notebook" in capsys.readouterr().err
-    assert selfcheck.main([str(tmp_path / "missing.ipynb")]) == 2
-    assert selfcheck.main([str(bad), "--assignment", "99_nope"]) == 2
+    assert cli.main(["check", str(tmp_path / "missing.ipynb")]) == 2
+    assert cli.main(["check", str(bad), "--assignment", "99_nope"]) == 2
