@@ -101,6 +101,10 @@ class Grading(_Model):
     max_cells: int = Field(
         2000, gt=0, description="a submitted notebook with more cells is recorded as failed (the course's have "
                                 "40-100; tens of thousands cost a worker minutes outside the kernel's time limit)")
+    lock_wait_seconds: float = Field(
+        30.0, gt=0, description="how long a gradebook write waits for a lock another session holds (formgrader "
+                                "mid-edit, a stuck client); then the batch is reported as a grader error, "
+                                "nothing of it recorded, and graded again by the next run")
     unreadable_timestamp: Literal["on_time", "late"] = Field(
         "on_time", description="a submission whose timestamp.txt cannot be read is graded as on time, or as late "
                                "(submitted when it is graded); either way it is flagged 'timestamp unreadable'")

@@ -20,7 +20,7 @@ from .job import AssignmentBundle, Job, JobResult
 from .nbconfig import absolute_db_url, alembic_on_path
 from ..feedback import EXCHANGE_FILES
 from ..notebook.rubrics import insert_rubrics
-from .record import record_batch
+from .record import lock_not_granted, record_batch
 from .reports import result_record, write_reports
 from .state import GradingState
 
@@ -363,11 +363,12 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
     try:
         penalties = record_batch(gb, course, [(result, result.timestamp) for _, result in batch])
     except Exception as exc:  # noqa: BLE001 - one bad row must not cost the batch: record them one by one
-        if len(batch) == 1:
-            sub, _ = batch.pop()
+        if len(batch) == 1 or lock_not_granted(exc):  # a lock held elsewhere: one by one, each would wait as long
+            why = getattr(exc, "orig", None) or exc  # the driver's error, without SQLAlchemy's statement and rows
             fault = faults.of_host(exc) or faults.grader("gradebook write", f"the results could not be recorded "
-                                                                            f"({type(exc).__name__}: {exc})")
-            summary.errors.append(faults.report(sub, fault, 2))  # the batch, then the submission alone
+                                                                            f"({type(why).__name__}: {why})")
+            summary.errors += [faults.report(sub, fault, 2 if len(batch) == 1 else 1) for sub, _ in batch]
+            batch.clear()
             return
         for item in list(batch):
             single = [item]
