@@ -12,7 +12,10 @@ The kit holds:
 * ``autograder.notebook.Grader`` (``check``, ``summary``, ``validate``): the visible checks judged
   from public data (:mod:`autograder.kit.publicdata`), with the grader's own wording
   (``notebook/wording.py``) and form judges (``checks/forms.py``);
-* ``autograder check``: the public checks of a notebook, saying that they are only those.
+* ``autograder.notebook.model``: the grader's one notebook reader (which cells run, as what
+  Python), copied as it is;
+* ``autograder check``: the public checks of a notebook, saying that they are only those, read
+  by that reader.
 
 Releases follow ``course.yml``'s calendar: a building block that a released notebook gives but
 an assignment that is not due yet grades is refused, naming both (:func:`plan_release`).
@@ -48,6 +51,7 @@ KIT_FILES = {
     "autograder/checks/expect.py": "checks/expect.py",
     "autograder/checks/forms.py": "checks/forms.py",
     "autograder/notebook/__init__.py": "kit/student/notebook.py",
+    "autograder/notebook/model.py": "notebook/model.py",
     "autograder/notebook/wording.py": "notebook/wording.py",
     "autograder/kit/__init__.py": "kit/student/kit_init.py",
     "autograder/kit/public.py": "kit/public.py",
