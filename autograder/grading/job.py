@@ -193,8 +193,10 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
                                               job.trusted)
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
-    result.cells, result.flags = verification.merge(result.cells, verdicts, flags,
-                                                    kernel_judged=not (job.kernel_sandbox and bundle.kit))
+    # The kit's hidden-test call does nothing, so the kernel judged nothing, unless the grader was in the
+    # kernel (--unsafe-no-sandbox) or the assignment has no registered checks (its test cells are its own asserts)
+    stand_in = job.kernel_sandbox and bool(bundle.kit) and verification.registered(bundle.assignment_id)
+    result.cells, result.flags = verification.merge(result.cells, verdicts, flags, kernel_judged=not stand_in)
     if job.timestamp_problem:
         result.flags.append({"kind": "timestamp unreadable", "grade_id": None, "line": None, "cell": None,
                              "evidence": f"{job.timestamp_problem}; graded as "
@@ -313,9 +315,14 @@ def _write_kit(bundle: AssignmentBundle, job: Job, root: Path) -> Path | None:
 
     With the kit the in-kernel hidden tests do nothing (only the verified scores count); with
     ``--no-verify`` nbgrader's in-kernel scores are the scores, so the kernel keeps the grader.
+    An assignment without registered checks has a kit too (:func:`..kit.build.unchecked_kit_files`):
+    a bundle without one is the grader's fault, never a reason to hand the kernel the reference.
     """
-    if not (job.verify and bundle.kit):
+    if not job.verify:
         return None
+    if not bundle.kit:
+        raise faults.GraderFault("no student kit", f"the bundle of {bundle.assignment_id} holds no kit for the "
+                                                   f"student's kernel (kit.build.kernel_kit_files builds it)")
     for rel, data in bundle.kit.items():
         (root / "kit" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "kit" / rel).write_bytes(data)

@@ -77,10 +77,11 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
     flags : list of dict, optional
         Flags reported by verification (kept as they are).
     kernel_judged : bool
-        Whether the kernel's test cells ran the hidden checks (the whole grader in the kernel:
-        ``--unsafe-no-sandbox``). With the student kit in the kernel they do nothing (its visible
-        line checks the public example only), so a difference from the verified result is no sign
-        of tampering and is not flagged.
+        Whether the kernel's test cells judged (the whole grader in the kernel:
+        ``--unsafe-no-sandbox``; or an assignment without registered checks, whose test cells are
+        its own asserts). With the student kit in the kernel they do nothing (its visible line
+        checks the public example only), so a difference from the verified result is no sign of
+        tampering and is not flagged.
 
     Returns
     -------
@@ -124,7 +125,7 @@ def merge(cells: list[dict], verdicts: dict[str, dict] | None, flags: list[dict]
     return out, flags
 
 
-def _registered(assignment_id: str) -> bool:
+def registered(assignment_id: str) -> bool:
     """Whether the checks registry knows ``assignment_id`` (verification then always decides its scores)."""
     try:
         from autograder.checks import TASKS
@@ -146,9 +147,11 @@ def load_verifier():
 
 def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: list[dict] | None = None,
            trusted: bool = False) -> tuple[dict | None, list[dict]]:
-    """Run verification on a submission: ``(verdicts, flags)``; ``(None, [])`` when it has no checks.
+    """Run verification on a submission: ``(verdicts, flags)``; ``(None, flags)`` when it has no checks.
 
-    ``verify_submission`` raising KeyError means the assignment has no registered checks.
+    ``verify_submission`` raising KeyError for an assignment the registry does not know means it has no
+    checks: nbgrader's in-kernel scores are recorded as they are, with an ``"unverified"`` flag
+    (:func:`unverified_flags`).
 
     ``cells`` are nbgrader's results (as for :func:`merge`). When the answers were computed with
     the sandbox's matplotlib stand-in and some verdict fails, or disagrees with nbgrader's (whose
@@ -185,8 +188,8 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
                                                  trusted=trusted))
         return verdicts, flags
     except KeyError as exc:
-        if not _registered(assignment_id):
-            return None, []  # an assignment with no registered checks: nothing to verify
+        if not registered(assignment_id):  # nothing to verify: the kernel's scores stand, and say so
+            return None, unverified_flags(assignment_id, cells)
         # Any other KeyError is verification going wrong: kept as "nothing to verify", it recorded the kernel's
         # scores, which the student's code may have decided (red team 3)
         return failed_verdicts(cells or [], f"KeyError: {exc}")
@@ -211,3 +214,17 @@ def failed_verdicts(cells: list[dict], why: str) -> tuple[dict[str, dict], list[
                         f"fix the cause (or report it as a grader bug) and regrade with "
                         f"`autograder grade --force`"}
     return verdicts, [flag]
+
+
+def unverified_flags(assignment_id: str, cells: list[dict] | None) -> list[dict]:
+    """The ``"unverified"`` flag of a submission whose assignment has no registered checks (none if it has no
+    auto-graded cell, or ``cells`` says so): its in-kernel scores are recorded, and the instructor must know."""
+    auto = [c for c in cells if not c["manual"]] if cells is not None else None
+    if auto == []:
+        return []
+    points = f" ({sum(c['max_score'] for c in auto):g} point(s))" if auto else ""
+    return [{"kind": "unverified", "grade_id": None, "line": None, "cell": None,
+             "evidence": f"no checks are registered for {assignment_id} (no module in autograder/checks/), so "
+                         f"nbgrader's in-kernel scores of its auto-graded cells{points} are recorded as they are, "
+                         f"unverified: the notebook's own test cells decided them in the kernel, beside the "
+                         f"student's code; review them, or register checks for {assignment_id}"}]

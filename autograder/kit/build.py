@@ -12,7 +12,10 @@ The kit holds:
 * ``autograder.notebook.Grader`` (``check``, ``summary``, ``validate``): the visible checks judged
   from public data (:mod:`autograder.kit.publicdata`), with the grader's own wording
   (``notebook/wording.py``) and form judges (``checks/forms.py``);
-* ``autograder check``: the public checks of a notebook, saying that they are only those.
+* ``autograder.notebook.model``: the grader's one notebook reader (which cells run, as what
+  Python), copied as it is;
+* ``autograder check``: the public checks of a notebook, saying that they are only those, read
+  by that reader.
 
 Releases follow ``course.yml``'s calendar: a building block that a released notebook gives but
 an assignment that is not due yet grades is refused, naming both (:func:`plan_release`).
@@ -48,6 +51,7 @@ KIT_FILES = {
     "autograder/checks/expect.py": "checks/expect.py",
     "autograder/checks/forms.py": "checks/forms.py",
     "autograder/notebook/__init__.py": "kit/student/notebook.py",
+    "autograder/notebook/model.py": "notebook/model.py",
     "autograder/notebook/wording.py": "notebook/wording.py",
     "autograder/kit/__init__.py": "kit/student/kit_init.py",
     "autograder/kit/public.py": "kit/public.py",
@@ -260,11 +264,11 @@ def kernel_kit_files(course_dir: str | Path, assignment: str) -> dict[str, bytes
     The kit of that one assignment, its graded names withheld and its building blocks given
     exactly as the verification sandbox gives them (:func:`autograder.sandbox.given.given_package`
     with the same arguments). Cached under ``<course>/.autograder/kit/`` by what it is computed
-    from (about 5 s to build; nothing to do for an assignment without checks: ``{}``, and the
-    kernel keeps the whole grader).
+    from (about 5 s to build). An assignment without registered checks gets
+    :func:`unchecked_kit_files`.
     """
     if assignment not in TASKS:
-        return {}
+        return unchecked_kit_files(assignment)
     course_dir = Path(course_dir)
     for folder in ("solutions", "assignments"):
         if not (course_dir / folder / assignment / f"{assignment}.ipynb").is_file():
@@ -281,3 +285,26 @@ def kernel_kit_files(course_dir: str | Path, assignment: str) -> dict[str, bytes
         staging.rename(cache)
     site = cache / "site"
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+_UNCHECKED_INIT = '''"""The grader's kernel kit of an assignment without registered checks: nothing of the grader.
+
+No reference, no check, no visible checks (they need a checks module): the notebook's own test
+cells decide nbgrader's scores, which the grader records unverified, with a flag.
+"""
+'''
+
+
+def unchecked_kit_files(assignment: str) -> dict[str, bytes]:
+    """``{path: bytes}`` of the kernel's kit for ``assignment``, which has no module in ``autograder/checks/``.
+
+    An instructor's own notebook in ``course.yml``: nothing verifies it, so its kernel must not
+    hold what would let a student write its answers or fake a check (the reference, the judges,
+    the answer keys), and it has nothing of ours to import (the visible checks and the hidden-test
+    call need a checks module). So ``autograder`` is an empty package and ``attention_ref`` gives
+    no building block (importing one says so). Never the whole grader: only ``--no-verify`` runs it.
+    """
+    files = {"autograder/__init__.py": _UNCHECKED_INIT.encode()}
+    for rel, text in given_package(assignment, (), ()).items():
+        files[f"attention_ref/{rel}"] = text.encode()
+    return files

@@ -1,7 +1,8 @@
 """The one reader of notebooks: bytes, files or nbformat nodes in, classified cells out.
 
 Every part reads notebooks through this module: verification and the static scan (which cells
-run, as what Python), the in-process grader and ``autograder check``, the grading job's
+run, as what Python), the in-process grader and ``autograder check`` (the student kit's too: the
+kit ships this file as it is, so it must import nothing of the package), the grading job's
 admission check, the points of ``course.yml``'s consistency check, and feedback (the student's
 own answer cells). Rules (documented in the README):
 

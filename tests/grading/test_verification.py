@@ -110,3 +110,16 @@ def test_a_failure_under_the_matplotlib_stand_in_is_verified_again_with_the_real
     monkeypatch.setattr(verification, "load_verifier", lambda: passing)
     verdicts, _ = verification.verify("a", b"{}", 1, {"matplotlib": "stand-in"}, cells)
     assert seen == ["stand-in"] and all(v["passed"] for v in verdicts.values())  # all passed: one run only
+
+
+def test_an_assignment_without_checks_keeps_nbgrader_s_scores_flagged_unverified():
+    """The real verifier on an assignment the registry does not know: nothing verified, so the in-kernel scores
+    are recorded with an "unverified" flag that says why; none for a notebook graded by hand only."""
+    from autograder.grading.verification import verify
+
+    verdicts, flags = verify("ps1", b"{}", 1, {}, CELLS)
+    assert verdicts is None and [(f["kind"], f["grade_id"]) for f in flags] == [("unverified", None)]
+    assert "no checks are registered for ps1" in flags[0]["evidence"] and "(3 point(s))" in flags[0]["evidence"]
+    rows, flags = merge(CELLS, verdicts, flags)
+    assert [r["score"] for r in rows] == [2.0, 0.0, 0.0] and [f["kind"] for f in flags] == ["unverified"]
+    assert verify("ps1", b"{}", 1, {}, CELLS[2:]) == (None, [])

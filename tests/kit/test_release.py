@@ -4,6 +4,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -87,7 +89,6 @@ def test_grading_without_the_student_versions_says_what_to_run(tmp_path):
     shutil.copytree(ROOT / "solutions" / "01_scores_softmax", tmp_path / "solutions" / "01_scores_softmax")
     with pytest.raises(KitBuildError, match=r"run `autograder generate 01_scores_softmax` first"):
         kernel_kit_files(tmp_path, "01_scores_softmax")
-    assert kernel_kit_files(tmp_path, "ps1") == {}  # an assignment without checks: the kernel keeps the grader
 
 
 def test_the_graders_kernel_kit_needs_no_calendar(tmp_path):
@@ -107,3 +108,26 @@ def test_the_graders_kernel_kit_needs_no_calendar(tmp_path):
     assert "dot_product" in given and "def scale_scores" not in given
     with pytest.raises(KitBuildError, match="a student kit needs the date it is for"):
         plan_release(load_course(ROOT), ["02_scaling"], None)
+
+
+def test_an_assignment_without_checks_gets_a_kernel_kit_with_nothing_of_the_grader(tmp_path):
+    """An instructor's own notebook (no module in autograder/checks/): its kernel held the whole grader, the
+    reference included. Its kit is an empty ``autograder`` and an ``attention_ref`` that gives nothing."""
+    from autograder.kit.build import kernel_kit_files
+
+    files = kernel_kit_files(ROOT, "ps1")
+    assert sorted(files) == ["attention_ref/__init__.py", "autograder/__init__.py"]
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    code = (f"import importlib, sys\nsys.path.insert(0, {str(tmp_path)!r})\nfor name in ('attention_ref.softmax', 'autograder.checks', 'autograder.hidden', "
+            "'autograder.notebook'):\n    module, _, attr = name.partition('.')\n    try:\n"
+            "        getattr(importlib.import_module(module), attr) if module == 'attention_ref' else "
+            "importlib.import_module(name)\n        print(name, 'found')\n"
+            "    except ImportError as exc:\n        print(name, type(exc).__name__, exc)")
+    # -S: no site-packages, so nothing but the kit can answer an import of ours
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path).stdout
+    lines = out.splitlines()
+    assert "`softmax` is not one of the building blocks ps1 gives (none)" in lines[0]
+    assert [line.split()[1] for line in lines[1:]] == ["ModuleNotFoundError"] * 3, out

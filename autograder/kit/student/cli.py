@@ -5,38 +5,47 @@ and prints what the notebook's visible checks print: every task's public checks 
 summary. It says first that these are public checks only: the hidden tests are not in this kit,
 and whether an answer-key value (a Stop-and-try answer) is right is not said here. Exits 0 when
 every task passes its visible checks, 1 otherwise, 2 when the notebook cannot be read.
+
+The notebook is read by the grader's own reader (``autograder/notebook/model.py``, shipped in the
+kit as it is): the same cells run, as the same Python (test cells and cell magics other than
+``%%time``, ``%%timeit``, ``%%capture`` and ``%%prun`` are not run; a ``%`` or ``!`` line is
+``pass``), so ``autograder check`` and ``autograder grade`` never read one notebook two ways.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import io
-import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 from .kit import KIT
+from .notebook import model
 
 HEADER = ("Classroom mode: this runs the public checks only (the visible checks of the notebook, on the public "
           "examples). The hidden tests that decide your grade are not in this kit, and whether an answer-key value "
           "(such as a Stop-and-try answer) is right is not said here: you learn it when your notebook is graded.")
 _GRADER_CALL = re.compile(r"""Grader\(\s*["']([A-Za-z0-9_\-]+)["']""")
-_MAGIC = re.compile(r"^(\s*)[%!].*$", re.M)
 
 
-def _cells(path: Path) -> list[str]:
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            for c in nb["cells"] if c.get("cell_type") == "code"]
+def runnable(path: Path) -> list[tuple[int, str]]:
+    """``(cell index, Python)`` of every cell the check runs, in order: the grader's rule (:mod:`.notebook.model`).
+
+    Raises
+    ------
+    autograder.notebook.model.NotANotebook
+        When ``path`` is not a readable notebook (the message says why).
+    """
+    return [(cell.index, cell.python) for cell in model.read(path).code_cells if cell.python is not None]
 
 
-def _assignment(cells: list[str], path: Path, given: str | None) -> str:
+def _assignment(path: Path, given: str | None) -> str:
     if given:
         return given
-    for source in cells:
-        match = _GRADER_CALL.search(source)
+    for cell in model.read(path).code_cells:
+        match = _GRADER_CALL.search(cell.source)
         if match:
             return match.group(1)
     for assignment in KIT["released"]:
@@ -50,10 +59,10 @@ def _child(path: Path, assignment: str) -> int:
     from .notebook import Grader
 
     namespace = {"__name__": "__main__"}
-    for index, source in enumerate(_cells(path)):
+    for index, python in runnable(path):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
-                exec(compile(_MAGIC.sub(r"\1pass", source), f"<cell {index}>", "exec"), namespace)
+                exec(compile(python, f"<cell {index}>", "exec"), namespace)
             except BaseException:  # noqa: BLE001 - a stub or a failing cell: Run All with errors allowed
                 pass
     grader = Grader(assignment, namespace)
@@ -79,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         return _child(Path(args.notebook), args.assignment)
     path = Path(args.notebook)
     try:
-        assignment = _assignment(_cells(path), path, args.assignment)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        assignment = _assignment(path, args.assignment)
+    except ValueError as exc:  # model.NotANotebook included
         print(f"autograder check: {exc}", file=sys.stderr)
         return 2
     if assignment not in KIT["released"]:
