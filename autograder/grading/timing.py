@@ -159,20 +159,31 @@ class TimedExecute(Execute):
         messages nbclient reads (a status without a state, a reply without ``ename``) or ignore the
         interrupt of the cell timeout, which nbclient reports as an error of its own. Left
         unclassified, such a notebook passed for a grader fault: retried, never recorded (red
-        team 3). Only the host running out of a resource and a kernel that died stay as they are
-        (the watchdog and :mod:`.faults` classify those).
+        team 3). Three cases stay as they are, for the watchdog and :mod:`.faults` to classify:
+        the host running out of a resource, a kernel that died, and the kernel's last messages
+        arriving late after it had replied to a cell that did not time out (nbclient's "Timeout
+        waiting for IOPub output"), which a loaded host explains as well as the student's code:
+        it is retried as the grader's, and reported, never recorded as the student's failure.
         """
+        self._cell_timed_out = False
         try:
             return super().preprocess_cell(cell, resources, index)
         except Exception as exc:
-            from nbclient.exceptions import DeadKernelError
+            from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
             from .faults import of_host
             if isinstance(exc, DeadKernelError) or of_host(exc) is not None or clock.expired:
                 raise
+            if isinstance(exc, CellTimeoutError) and not self._cell_timed_out:
+                raise
             raise StudentKernelError(index, self.timeout, exc) from exc
         finally:
             clock.mark("cells_done")
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        """The cell ran past its time: noted, since a kernel that then ignores the interrupt is the student's."""
+        self._cell_timed_out = True
+        return await super()._async_handle_timeout(timeout, cell)
 
 
 class StudentKernelError(RuntimeError):

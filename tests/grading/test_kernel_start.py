@@ -80,3 +80,38 @@ def test_the_private_hook_our_kernel_managers_override_is_unchanged():
         assert "_async_pre_start_kernel" in vars(manager)
         own = [(p.name, p.kind) for p in inspect.signature(manager._async_pre_start_kernel).parameters.values()]
         assert own == [("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), ("kw", inspect.Parameter.VAR_KEYWORD)]
+
+
+#: The cell's reply comes, then the kernel's "idle" comes ``seconds`` late: what a loaded host can do too.
+LATE_IDLE = ("import time\nk = get_ipython().kernel\n_publish = k._publish_status\n"
+             "def _late(status, *a, **kw):\n    if status == 'idle':\n        time.sleep({seconds})\n"
+             "    return _publish(status, *a, **kw)\nk._publish_status = _late")
+#: A loop that swallows the interrupt of the cell timeout: nbclient gives up on it.
+INTERRUPT_PROOF = "import time\nwhile True:\n    try:\n        time.sleep(60)\n    except KeyboardInterrupt:\n        pass"
+
+
+def _run(tmp_path, *sources, timeout=60):
+    from autograder.grading.timing import StudentKernelError
+
+    nb = new_notebook(cells=[new_code_cell(s) for s in sources],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    executor = TimedExecute(timeout=timeout, startup_timeout=60, iopub_timeout=1)
+    try:
+        executor.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    except StudentKernelError as exc:
+        return "student", exc
+    except Exception as exc:  # noqa: BLE001 - what faults.of_nbgrader classifies: the grader's unless named
+        return "unclassified", exc
+    return "ran", None
+
+
+def test_late_output_after_a_reply_is_not_charged_to_the_student(tmp_path):
+    """Red team 3 made any nbclient error in a ready kernel the student's; an IOPub timeout after the kernel
+    replied to a cell that did not time out is as much the loaded host's doing: left to faults (the grader's)."""
+    whose, exc = _run(tmp_path, LATE_IDLE.format(seconds=3), "1 + 1")
+    assert whose == "unclassified" and "Timeout waiting for IOPub output" in str(exc)
+
+
+def test_a_kernel_that_ignores_the_cell_timeout_is_the_student_s(tmp_path):
+    whose, exc = _run(tmp_path, INTERRUPT_PROOF, timeout=2)
+    assert whose == "student" and "IOPub" in str(exc)
