@@ -126,6 +126,7 @@ class RunSummary:
     seed: int = 0
     results: list[JobResult] = field(default_factory=list)
     errors: list[faults.Unrecorded] = field(default_factory=list)  # grader faults that persisted, graded again next run
+    warnings: list[str] = field(default_factory=list)  # what this host cannot enforce (the CLI prints them)
     csv: Path | None = None
     json: Path | None = None
 
@@ -224,7 +225,8 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     state = GradingState(course_dir / "reports")
     bundles = {aid: _bundle(course, course_dir, aid, db_url)
                for aid in sorted({s.assignment_id for s in subs})}
-    summary = RunSummary(seed=secrets.randbelow(2**31))  # fresh per run: students cannot know it
+    # a fresh seed per run: students cannot know it
+    summary = RunSummary(seed=secrets.randbelow(2**31), warnings=_host_warnings(kernel_sandbox, course))
     todo = _changed(subs, _recorded(db_url, course.course_id), state, force, summary)
 
     try:
@@ -240,6 +242,22 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
                                                   unrecorded=list(state.unrecorded.values()))
         summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _host_warnings(kernel_sandbox: bool, course: Course) -> list[str]:
+    """The limits this host cannot enforce on a submission's process tree (no writable control group)."""
+    from ..sandbox import cgroup
+
+    missing = sorted({"pids", "memory"} - cgroup.available()) if kernel_sandbox else []
+    if not missing:
+        return []
+    limits = course.grading.sandbox
+    return [f"no writable {' or '.join(missing)} control group on this host (grading as a user without a delegated "
+            f"cgroup v2 subtree, or a read-only /sys): a submission's processes are bounded one by one "
+            f"({limits.memory_mb} MB, {limits.cpu_seconds:g} s of CPU each), not as a tree"
+            + (f" ({limits.pids} processes)" if "pids" in missing else "")
+            + ("; 06's memory check is withheld and flagged" if "memory" in missing else "")
+            + ". Grade as root, or delegate a cgroup v2 subtree to the grading user"]
 
 
 def _changed(subs: list[Submission], recorded, state: GradingState, force: bool, summary: RunSummary) -> list:

@@ -320,3 +320,20 @@ def test_a_submission_that_vanishes_is_a_grader_error_for_it_alone(course, monke
     assert f"s01/ps1/ps1.ipynb: unreadable ({tries}): the submission could not be read (FileNotFoundError" in \
         str(summary.errors[0])
     assert _recorded(root) == (N_STUDENTS - 1, N_STUDENTS - 1)
+
+
+@pytest.mark.parametrize("controllers", [{"pids", "memory"}, {"pids"}, set()])
+def test_a_host_without_control_groups_is_reported_not_silent(course, monkeypatch, controllers):
+    """Issue 10: where no control group is writable, a submission's process tree is bounded per process only;
+    the run says so (the CLI prints it), naming what is missing and what to do."""
+    from autograder.sandbox import cgroup
+
+    root, _ = course
+    monkeypatch.setattr(cgroup, "available", lambda: set(controllers))
+    warnings = api.grade(root, progress=False, verify=False).warnings
+    if controllers == {"pids", "memory"}:
+        assert warnings == []
+        return
+    assert len(warnings) == 1 and "not as a tree" in warnings[0] and "delegate a cgroup v2 subtree" in warnings[0]
+    assert ("no writable memory control group" in warnings[0]) == (controllers == {"pids"})
+    assert ("06's memory check is withheld" in warnings[0]) and (("64 processes" in warnings[0]) == (not controllers))
