@@ -224,3 +224,24 @@ def test_deleted_blanked_or_moved_test_cells_do_not_matter(odd_class, sid):
     assert subs[sid]["status"] == "graded", subs[sid]["reason"]
     auto = {c["grade_id"]: c["score"] for c in subs[sid]["cells"] if not c.get("manual")}
     assert auto == {c["grade_id"]: c["score"] for c in subs["s00"]["cells"] if not c.get("manual")}
+
+
+def test_with_unreadable_timestamp_late_the_job_is_stamped_now_and_flagged(generated_course, tmp_path):
+    """``grading.unreadable_timestamp: late``: a submission whose timestamp.txt is not a date is graded as
+    submitted when it is graded (so a late policy applies), and the job carries the reason for the flag."""
+    import datetime as dt
+
+    from autograder.config import load_course
+    from autograder.grading import pipeline
+
+    root = copy_course(generated_course, tmp_path / "course")
+    (root / "course.yml").write_text(COURSE_YML.replace("grading:\n", "grading:\n  unreadable_timestamp: late\n"))
+    course = load_course(root)
+    sub = pipeline.find_submissions(course, root / "submitted", [ASSIGNMENT])[0]
+    (sub.path.parent / "timestamp.txt").write_bytes(STAMPS["badstamp"])
+    before = dt.datetime.now(dt.timezone.utc)
+    job = pipeline._job(course, sub, 1, False, False, False)
+    assert before <= dt.datetime.fromisoformat(job.timestamp) <= dt.datetime.now(dt.timezone.utc)
+    assert "timestamp.txt is not a date" in job.timestamp_problem
+    on_time = pipeline._job(load_course(generated_course), sub, 1, False, False, False)  # the default: on time
+    assert on_time.timestamp is None and on_time.timestamp_problem == job.timestamp_problem
