@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from autograder import api, demo, submissions
-from autograder.sandbox import Limits, command, launch, read_cells, scan_cells, verify_submission
+from autograder.sandbox import Limits, cgroup, command, launch, read_cells, scan_cells, verify_submission
 from autograder.sandbox.command import SandboxError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,6 +113,16 @@ for pid in children:
     os.waitpid(pid, 0)
 print('CHILDREN', len(children))
 """
+#: Six fresh processes of 300 MB each: every one is under the 1024 MB per-process limit, the tree is not.
+#: (A child that cannot allocate exits 3, which the test tells apart from one the limit killed.)
+HOGS = """
+import subprocess, sys
+hog = ("import time\\ntry:\\n    block = bytearray(300 << 20)\\n    for i in range(0, len(block), 4096):\\n"
+       "        block[i] = 1\\n    time.sleep(2)\\nexcept MemoryError:\\n    raise SystemExit(3)")
+children = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(6)]
+codes = [child.wait() for child in children]
+print("KILLED", sum(code < 0 for code in codes), "OF", len(codes), "REFUSED", codes.count(3))
+"""
 PRINT = "print('x' * 3_000_000)"
 # Red team 2: outputs updated through their display_id were rewritten before the cap saw them.
 DISPLAY_UPDATE = ("from IPython.display import display\nfor i in range(100):\n"
@@ -164,6 +174,7 @@ def _class(root: Path) -> dict[tuple[str, str], object]:
         ("killer", A01): _with_cells(_solved(A01), KILLER),
         ("forker", A01): _with_cells(_solved(A01), FORKS),
         ("printer", A01): _with_cells(_solved(A01), PRINT),
+        ("hogs", A01): _with_cells(_solved(A01), HOGS),
         ("display_update", A01): _with_cells(_solved(A01), DISPLAY_UPDATE),
         ("no_placeholders", A01): _without_test_cells(_solved(A01)),
     }
@@ -316,6 +327,20 @@ def test_forks_in_the_kernel_are_bounded(hostile_class):
     assert 0 < children < Limits().pids
     row = hostile_class["rows"][("forker", A01)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)
+
+
+def test_memory_of_the_kernel_s_whole_tree_is_bounded(hostile_class):
+    """Issue 10 (8): the kernel's memory limit holds for its process tree, not per process: of six children of
+    300 MB (1.8 GB, each under the 1024 MB per-process limit) some are killed; the answers keep their points."""
+    if "memory" not in cgroup.available():
+        pytest.skip("no writable memory control group here: `autograder grade` warns that trees are unbounded")
+    row = hostile_class["rows"][("hogs", A01)]
+    assert row["status"] == "graded" and _auto_points(row) == _max_auto(row), (row["status"], row["reason"])
+    nb = nbformat.read(hostile_class["root"] / "autograded" / "hogs" / A01 / f"{A01}.ipynb", as_version=4)
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    words = text.split("KILLED ", 1)[1].split()
+    killed, total, refused = int(words[0]), int(words[2]), int(words[4])
+    assert total == 6 and killed >= 1 and refused == 0, text
 
 
 @pytest.mark.parametrize("student", ["printer", "display_update"])
