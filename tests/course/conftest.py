@@ -37,6 +37,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -255,11 +256,16 @@ class NbgraderCourse:
 def nbgrader_course(tmp_path_factory):
     """Factory: ``nbgrader_course("01_scores_softmax") -> NbgraderCourse`` (one per assignment per session)."""
     cache: dict[str, NbgraderCourse] = {}
+    lock = threading.Lock()  # test_nbgrader.py makes them two at a time
 
     def make(assignment: str) -> NbgraderCourse:
-        if assignment not in cache:
-            cache[assignment] = NbgraderCourse(tmp_path_factory.mktemp(f"nbgrader-{assignment}"), assignment)
-        return cache[assignment]
+        with lock:
+            if assignment in cache:
+                return cache[assignment]
+            root = tmp_path_factory.mktemp(f"nbgrader-{assignment}")
+        made = NbgraderCourse(root, assignment)
+        with lock:
+            return cache.setdefault(assignment, made)
 
     return make
 
