@@ -228,8 +228,8 @@ def _one_wrong_answer(course, assignment):
 
 @pytest.fixture(scope="module")
 def validated(course, tmp_path_factory) -> dict[tuple[str, str], str]:
-    """``{(assignment, kind): nbgrader validate's report}`` for kind untouched, solved and wrong, from one
-    ``nbgrader validate`` process over every notebook (a kernel each)."""
+    """``{(assignment, kind): nbgrader validate's report}`` for kind untouched, solved and wrong, from two
+    ``nbgrader validate`` processes side by side (two cores), each over half the notebooks (a kernel each)."""
     folder = tmp_path_factory.mktemp("validate")
     files = {}
     for assignment in ASSIGNMENTS:
@@ -241,11 +241,16 @@ def validated(course, tmp_path_factory) -> dict[tuple[str, str], str]:
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT),
                PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     env.pop("NBGRADER_EXECUTION", None)
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", *map(str, files.values())],
-                          cwd=folder, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    reports = [r for r in _HEADLINE.split(proc.stdout) if r.strip()]
-    assert len(reports) == len(files), proc.stdout[-3000:]
+    paths = [str(path) for path in files.values()]
+    halves = [paths[:len(paths) // 2], paths[len(paths) // 2:]]
+    procs = [subprocess.Popen([sys.executable, "-m", "nbgrader", "validate", *half], cwd=folder, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for half in halves]
+    reports = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+        reports += [r for r in _HEADLINE.split(out) if r.strip()]
+    assert len(reports) == len(files), reports[-3:]
     return dict(zip(files, reports))
 
 
