@@ -29,7 +29,7 @@ def _fake_verifier(assignment_id, notebook_bytes, seed, limits, trusted=False):
 def test_wall_clock_limit_and_verified_scores(generated_course, tmp_path, monkeypatch):
     root = copy_course(generated_course, tmp_path / "course")
     (root / "course.yml").write_text(COURSE_YML.replace("  cell_timeout: 20\n",
-                                                        "  cell_timeout: 600\n  submission_timeout: 40\n"))
+                                                        "  cell_timeout: 600\n  submission_timeout: 20\n"))
     for sid in ("s01", "s02", "s03"):
         (root / "submitted" / sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").unlink()
     path = root / "submitted" / "s01" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -42,7 +42,7 @@ def test_wall_clock_limit_and_verified_scores(generated_course, tmp_path, monkey
     summary = api.grade(root, workers=2, progress=False)
     assert (summary.graded, summary.failed, summary.errors) == (1, 1, [])
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
-    assert subs["s01"]["status"] == "failed" and "wall-clock limit of 40 s" in subs["s01"]["reason"]
+    assert subs["s01"]["status"] == "failed" and "wall-clock limit of 20 s" in subs["s01"]["reason"]
     s00 = subs["s00"]
     hidden = next(c for c in s00["cells"] if c["grade_id"] == "square_hidden")
     assert (hidden["nbgrader_score"], hidden["verified_score"], hidden["score"]) == (2.0, 0.0, 0.0)
