@@ -3,9 +3,11 @@
 Verification first runs a notebook against ``autograder/sandbox/mpl_standin.py`` (no real
 matplotlib import: about 0.8 s less per submission). These tests show
 
-* the course's answers and every catalogue variant get the same verdicts with the stand-in as
-  with the real matplotlib, and stay on the fast path (one sandbox run, ``matplotlib ==
-  "stand-in"``), untouched notebooks included;
+* the course's answers and every correct catalogue variant get the same verdicts with the
+  stand-in as with the real matplotlib, and stay on the fast path (one sandbox run,
+  ``matplotlib == "stand-in"``), untouched notebooks included; a wrong answer's stand-in verdicts
+  never count: any failed verdict is verified again with the real matplotlib (below), so only a
+  stand-in run that passes everything decides a grade;
 * whatever the stand-in cannot imitate (a cell that fails after using it, a graded function that
   uses matplotlib, a failed ``matplotlib.__version__`` probe) is redone with the real matplotlib
   and passes as it would there;
@@ -51,9 +53,9 @@ def _verdicts(result) -> dict:
 
 
 def _packed(assignment) -> list[tuple[str, dict]]:
-    """The assignment's catalogue variants packed into as few submissions as their cells allow."""
+    """The assignment's correct catalogue variants packed into as few submissions as their cells allow."""
     packs: list[tuple[list[str], dict]] = []
-    for variant in (v for v in all_variants() if v.assignment == assignment):
+    for variant in (v for v in all_variants() if v.assignment == assignment and v.correct):
         for names, answers in packs:
             if not set(answers) & set(variant.answers):
                 names.append(variant.name)
@@ -180,6 +182,27 @@ def test_the_grading_job_reverifies_with_real_matplotlib_when_nbgrader_disagrees
 
     verdicts, flags = verification.verify(ASSIGNMENT, data, SEED, LIMITS.model_dump(), _nbgrader_cells(ASSIGNMENT, True))
     assert all(v["passed"] for v in verdicts.values()) and flags == []
+
+
+def test_a_wrong_answer_is_always_verified_again_with_real_matplotlib(monkeypatch):
+    """Its stand-in verdicts never count, even where nbgrader's kernel agrees they fail: what the packs above
+    leave out (wrong answers) is graded by the real matplotlib."""
+    seen = []
+
+    def verifier(assignment_id, notebook, seed, limits, **kwargs):
+        seen.append(limits.get("matplotlib"))
+        return verify_submission(assignment_id, notebook, seed, limits, **kwargs)
+
+    monkeypatch.setattr(verification, "load_verifier", lambda: verifier)
+    wrong = next(v for v in all_variants() if v.assignment == ASSIGNMENT and not v.correct)
+    cells = _nbgrader_cells(ASSIGNMENT, True)
+    failed = {c.grade_id for c in checks_for_assignment(ASSIGNMENT) if c.task == wrong.task}
+    for cell in cells:
+        cell["nbgrader_score"] = 0.0 if cell["grade_id"] in failed else 1.0
+    verdicts, _ = verification.verify(ASSIGNMENT, _solved(ASSIGNMENT, **wrong.answers), SEED, LIMITS.model_dump(),
+                                      cells)
+    assert seen == ["stand-in", "real"]
+    assert not all(v["passed"] for v in verdicts.values())
 
 
 def test_no_second_verification_when_nbgrader_agrees(monkeypatch):
