@@ -4,7 +4,9 @@ get full marks. Driven by the registry: a new notebook's ``autograder/catalogue/
 picked up without editing this file."""
 from __future__ import annotations
 
+import multiprocessing
 import random
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -34,13 +36,25 @@ def test_catalogue_size():
 SEEDS = [TEST_SEED] + random.Random(14).sample(range(1, 2**31), 19)
 
 
+def _grade(index: int) -> dict:
+    return grade_over_seeds(VARIANTS[index], SEEDS)
+
+
+@pytest.fixture(scope="module")
+def graded() -> dict:
+    """``{variant name: {seed: verdicts}}``: the whole catalogue over every seed, graded once, in two
+    processes (in-process grading is all CPU: 95 s in one process; a variant costs 0.1-2.5 s)."""
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        return {v.name: verdicts for v, verdicts in zip(VARIANTS, pool.map(_grade, range(len(VARIANTS)), chunksize=4))}
+
+
 @pytest.mark.parametrize("variant", WRONG, ids=lambda v: v.name)
-def test_wrong_answer_loses_points_on_its_task_only_for_every_seed(variant):
+def test_wrong_answer_loses_points_on_its_task_only_for_every_seed(variant, graded):
     assert variant.task in TASKS[variant.assignment]
     assert variant.misconception in MISCONCEPTIONS, f"{variant.misconception} has no title in MISCONCEPTIONS"
     assert variant.source, "say where the mistake is documented"
     assert not variant.also_fails, "composite tasks are graded with the reference's helpers: one mistake, one task"
-    graded = grade_over_seeds(variant, SEEDS)
+    graded = graded[variant.name]
     assert not unstable(graded), f"{variant.name}: verdicts change with the seed on {unstable(graded)}"
     for seed, verdicts in graded.items():
         own = {v.grade_id: v for v in verdicts if not v.passed and v.task == variant.task}
@@ -56,8 +70,8 @@ def test_wrong_answer_loses_points_on_its_task_only_for_every_seed(variant):
 
 
 @pytest.mark.parametrize("variant", RIGHT, ids=lambda v: v.name)
-def test_correct_answer_written_differently_gets_full_marks_for_every_seed(variant):
-    graded = grade_over_seeds(variant, SEEDS)
+def test_correct_answer_written_differently_gets_full_marks_for_every_seed(variant, graded):
+    graded = graded[variant.name]
     assert not [g for verdicts in graded.values() for g in stray(variant, verdicts)], \
         {seed: {v.grade_id: v.message for v in vs if not v.passed} for seed, vs in graded.items()}
 
@@ -85,11 +99,11 @@ def test_a_grader_measured_misconception_is_proven_where_it_is_measured(misconce
     assert proof.is_file() and f'"{misconception}"' in proof.read_text()
 
 
-def test_report_named_vague_wrong(capsys):
+def test_report_named_vague_wrong(capsys, graded):
     """The report line of issue 14 (see also benchmarks/fairness.py): diagnoses over the catalogue."""
     counts = {"named": 0, "vague": 0, "wrong": 0}
     for variant in WRONG:
-        counts[classify(variant, grade_over_seeds(variant, [TEST_SEED])[TEST_SEED])] += 1
+        counts[classify(variant, graded[variant.name][TEST_SEED])] += 1
     with capsys.disabled():
         print(f"\ncatalogue diagnoses over {len(WRONG)} wrong answers: named {counts['named']} / "
               f"vague {counts['vague']} / wrong {counts['wrong']}")
