@@ -84,6 +84,20 @@ def available() -> set[str]:
     return set(_layout())
 
 
+def unbounded_trees(limits) -> list[str]:
+    """What a sandbox cannot bound here for lack of a writable controller, as the warning
+    ``autograder grade`` prints (``limits``: ``grading.sandbox``); empty where both are available."""
+    missing = sorted({"pids", "memory"} - available())
+    if not missing:
+        return []
+    return [f"no writable {' or '.join(missing)} control group on this host (grading as a user without a delegated "
+            f"cgroup v2 subtree, or a read-only /sys): a submission's processes are bounded one by one "
+            f"({limits.memory_mb} MB, {limits.cpu_seconds:g} s of CPU each), not as a tree"
+            + (f" ({limits.pids} processes)" if "pids" in missing else "")
+            + ("; 06's memory check is withheld and flagged" if "memory" in missing else "")
+            + ". Grade as root, or delegate a cgroup v2 subtree to the grading user"]
+
+
 class Group:
     """One sandbox's control group(s); use :meth:`wrap` on the command, then :meth:`close`."""
 
