@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
 import pytest
 
 from autograder.catalogue import all_variants
@@ -70,8 +71,17 @@ def _compare(kit, assignment, namespace):
                 full.validate(check.grade_id)
 
 
+@pytest.fixture
+def unseeded_is_reproducible(monkeypatch):
+    """An unseeded ``np.random.default_rng()`` (a variant that ignores its ``rng`` argument) draws one fixed
+    stream, so that the kit and the grader judge the same numbers: two independent draws fell on either
+    side of a tolerance now and then (score_variance_fresh_generator failed one CI run in several)."""
+    real = np.random.default_rng
+    monkeypatch.setattr(np.random, "default_rng", lambda seed=None: real(0 if seed is None else seed))
+
+
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
-def test_catalogue_variant_same_verdicts(kit, variant):
+def test_catalogue_variant_same_verdicts(kit, variant, unseeded_is_reproducible):
     _compare(kit, variant.assignment, _namespace(variant.assignment, variant.answers))
 
 
