@@ -9,7 +9,8 @@ back goes through the event pipe ``EVENT_FD`` as frames::
     8-byte big-endian length, JSON header, 8-byte big-endian length, .npz bytes (maybe empty)
 
 Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": "cell_end",
-"index": i, "error": str|None, "standin": bool}``, ``{"event": "call", "id": k}``, ``{"event":
+"index": i, "error": str|None, "standin": bool, "refused": [name]}`` (the names and modules the cell
+asked for that the sandbox does not give, see ``_given_reference``), ``{"event": "call", "id": k}``, ``{"event":
 "outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...,
 "peak_resident_bytes": ..., "standin":
 bool}``, ``{"event": "measure_ready"}`` (a measured run: the cells have run, the measured call
@@ -112,12 +113,17 @@ def _given_reference(job_dir):
 class _Missing:
     """The last finder: a module no finder has, imported by a notebook cell's own code, is recorded."""
 
+    _frame = staticmethod(sys._getframe)  # bound before student code runs (it may replace sys._getframe)
+
     def find_spec(self, name, path=None, target=None):
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename.startswith("<frozen"):
-            frame = frame.f_back  # the import machinery's own frames
-        if frame is not None and frame.f_code.co_filename.startswith("<cell "):
-            _BOUND["refused"].append("import " + name)
+        try:
+            frame = self._frame(1)
+            while frame is not None and frame.f_code.co_filename.startswith("<frozen"):
+                frame = frame.f_back  # the import machinery's own frames
+            if frame is not None and frame.f_code.co_filename.startswith("<cell "):
+                _BOUND["refused"].append("import " + name)
+        except Exception:  # noqa: BLE001 - a record lost, never an import broken
+            pass
         return None
 
 

@@ -239,8 +239,8 @@ class _Scanner:
     def _check_rebind(self, node: ast.AST, name: str) -> None:
         """A name the given cell bound to the grader's (``check``, ``grader``) bound again to something else."""
         if (self.aliases.get(name) or "").split(".")[0] == "autograder":
-            self.flag(node, "grader-rebind", f"binds `{name}` again, a name the given cell binds to the grader's "
-                                             f"`{self.aliases[name]}`")
+            self.flag(node, "grader-rebind", f"binds `{name}` again, a name the notebook's given cell binds to "
+                                             f"the grader's own")
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._check_target(node.target, "changes")
