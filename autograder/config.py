@@ -98,9 +98,10 @@ class Grading(_Model):
     max_submission_mb: float = Field(
         20.0, gt=0, description="a submitted notebook larger than this is recorded as failed, never read (the "
                                 "course's notebooks are 30-80 kB)")
-    max_cells: int = Field(
-        2000, gt=0, description="a submitted notebook with more cells is recorded as failed (the course's have "
-                                "40-100; tens of thousands cost a worker minutes outside the kernel's time limit)")
+    max_code_cells: int = Field(
+        2000, gt=0, description="a submitted notebook with more code cells that are not empty is recorded as "
+                                "failed (the course's have 20-60); empty cells are dropped before grading and "
+                                "markdown is not counted: max_submission_mb bounds the rest")
     lock_wait_seconds: float = Field(
         30.0, gt=0, description="how long a gradebook write waits for a lock another session holds (formgrader "
                                 "mid-edit, a stuck client); then the batch is reported as a grader error, "
@@ -108,6 +109,15 @@ class Grading(_Model):
     unreadable_timestamp: Literal["on_time", "late"] = Field(
         "on_time", description="a submission whose timestamp.txt cannot be read is graded as on time, or as late "
                                "(submitted when it is graded); either way it is flagged 'timestamp unreadable'")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, value):
+        # max_cells counted every cell, empty ones too: an honest notebook padded by a stuck key was refused
+        if isinstance(value, dict) and "max_cells" in value:
+            raise ValueError("max_cells was renamed max_code_cells: it now counts the code cells that are not empty "
+                             "(empty cells are dropped before grading, markdown is not counted); rename the key")
+        return value
 
 
 class Exchange(_Model):

@@ -125,6 +125,7 @@ def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
                       "misconceptions": sorted({f["misconception"] for f in failures if f["misconception"]})})
     answers = answer_cells(notebook) if notebook else []
     return {
+        "flags": grader_notes(sub.get("flags") or []),
         "student_id": sub.get("student_id"), "assignment_id": sub.get("assignment_id"),
         "notebook_id": sub.get("notebook_id") or sub.get("assignment_id"),
         "title": title or sub.get("assignment_id"),
@@ -135,6 +136,22 @@ def page_data(sub: dict, notebook=None, title: str | None = None) -> dict:
         "comments": [{"name": name, "text": scrub(text)} for name, text in (sub.get("comments") or {}).items()
                      if scrub(text)],
     }
+
+
+def grader_notes(flags: list[dict], most: int = 20) -> list[dict]:
+    """What the student is told of the flags: ``[{kind, cell, advice}]`` of those with student-facing ``advice``.
+
+    A flag's ``evidence`` is the instructor's and never shown; its ``advice`` (what the grader's rule did and
+    what the student can do) is written for the student, and scrubbed here like every message.
+    """
+    notes, seen = [], set()
+    for flag in flags:
+        advice = scrub(flag.get("advice")) if isinstance(flag, dict) else None
+        if not advice or advice in seen:
+            continue
+        seen.add(advice)
+        notes.append({"kind": str(flag.get("kind") or "note"), "cell": scrub(flag.get("cell")), "advice": advice})
+    return notes[:most]
 
 
 def inline_markdown(text) -> "markupsafe.Markup":

@@ -26,8 +26,8 @@ from nbgrader.api import Gradebook
 
 from ..config import Course
 from ..notebook import model
-from . import engines, faults, verification
-from .admission import check_notebook
+from . import engines, explain, faults, verification
+from .admission import check_notebook, drop_empty_cells
 from .nbconfig import nbgrader_config
 
 #: One job at a time per process. nbgrader's converters edit process-wide state (``os.environ``'s
@@ -103,10 +103,10 @@ def admit(bundle: AssignmentBundle, job: Job, grade_ids: set[str]) -> tuple[byte
         return job.notebook, faults.student("refused", job.refused)
     try:
         model.loads(job.notebook)
-        data = model.restore_metadata(job.notebook, bundle.layouts.get(job.notebook_id, []))
+        data = drop_empty_cells(model.restore_metadata(job.notebook, bundle.layouts.get(job.notebook_id, [])))
     except model.NotANotebook as exc:  # Unmatched too
         return job.notebook, faults.student("invalid notebook", str(exc))
-    reason = check_notebook(data, grade_ids, bundle.course.grading.max_cells)
+    reason = check_notebook(data, grade_ids, bundle.course.grading.max_code_cells)
     return data, faults.student("invalid notebook", reason) if reason else None
 
 
@@ -196,9 +196,11 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
     # The kit's hidden-test call does nothing, so the kernel judged nothing, unless the grader was in the
     # kernel (--unsafe-no-sandbox) or the assignment has no registered checks (its test cells are its own asserts)
     stand_in = job.kernel_sandbox and bool(bundle.kit) and verification.registered(bundle.assignment_id)
-    result.cells, result.flags = verification.merge(result.cells, verdicts, flags, kernel_judged=not stand_in)
+    result.cells, flags = verification.merge(result.cells, verdicts, flags, kernel_judged=not stand_in)
+    result.flags += flags  # after admission's (explain.py)
     if job.timestamp_problem:
-        result.flags.append({"kind": "timestamp unreadable", "grade_id": None, "line": None, "cell": None,
+        result.flags.append({"kind": "timestamp unreadable", "rule": "grading.unreadable_timestamp",
+                             "grade_id": None, "line": None, "cell": None,
                              "evidence": f"{job.timestamp_problem}; graded as "
                                          f"{'late' if job.timestamp else 'on time'} (grading.unreadable_timestamp)"})
     result.timing["total"] = time.perf_counter() - t0
@@ -232,12 +234,17 @@ def _autograde(bundle: AssignmentBundle, job: Job, result: JobResult) -> bytes:
                      if g.cell_type == "code" and g.name not in solutions]
             known = {g.name for g in notebook.grade_cells} | solutions
         data, fault = admit(bundle, job, known)
+        result.flags += [f for f in (explain.restored_flag(job.notebook, data) if fault is None else None,) if f]
         autograded = None
         if fault is None:
             fault, autograded = _run_nbgrader(bundle, job, data, root, url, result.timing, tests)
         faults.raise_if_grader(fault)
         if fault is not None:
             result.status, result.reason = "failed", fault.message
+            result.flags.append(explain.failure_flag(fault))
+        elif autograded is not None:
+            limit = bundle.course.grading.sandbox.kernel_output_bytes
+            result.flags += [f for f in (explain.output_flag(autograded, limit),) if f]
         result.cells, result.comments = _cell_results(url, bundle.course.course_id, bundle, job,
                                                       autograded) if autograded else _zero_cells(url, bundle, job)
         executed = _sources(autograded) if autograded else data

@@ -127,7 +127,8 @@ def grade_rows(course: Course, course_dir: str | Path, records: list[dict], unre
             row[r["assignment_id"]] = (row[r["assignment_id"]] or 0.0) + net_score(r)
         row["needs_manual_grading"] += int(r.get("needs_manual_grading") or 0)
         for f in r["flags"]:
-            row["flags"].append(f"{f['kind']}: {r['assignment_id']}/{f.get('grade_id') or '-'}")
+            rule = f" ({f['rule']})" if f.get("rule") else ""
+            row["flags"].append(f"{f['kind']}{rule}: {r['assignment_id']}/{f.get('grade_id') or f.get('cell') or '-'}")
         if r["status"] == "failed":
             row["flags"].append(f"failed: {r['assignment_id']} ({r['reason']})")
     submitted = {(r["student_id"], r["assignment_id"]) for r in unrecorded}

@@ -127,15 +127,19 @@ class TimedExecute(Execute):
         """Keep an output while the notebook's outputs stay under ``kernel_output_bytes`` (see nbclient)."""
         size = len(json.dumps(msg.get("content", {}), default=str))
         if self._output_kept + size > self.kernel_output_bytes:
-            if not self._output_dropped:
-                self._output_dropped = True
-                outs.append(nbformat.v4.new_output(
-                    "stream", name="stdout",
-                    text=f"[the grader dropped the rest of this notebook's output: over {self.kernel_output_bytes:,} "
-                         f"bytes]\n"))
+            self._drop(outs)
             return None
         self._output_kept += size
         return super().output(outs, msg, display_id, cell_index)
+
+    def _drop(self, outs) -> None:
+        """The output is over the cap: the first time, say so in the notebook (grading/explain.py flags it)."""
+        if not self._output_dropped and outs is not None:
+            outs.append(nbformat.v4.new_output(
+                "stream", name="stdout",
+                text=f"[the grader dropped the rest of this notebook's output: over {self.kernel_output_bytes:,} "
+                     f"bytes]\n"))
+        self._output_dropped = self._output_dropped or outs is not None
 
     def _update_display_id(self, display_id, msg):
         """An update rewrites every earlier output with its id: count it once per output it rewrites.
@@ -146,7 +150,8 @@ class TimedExecute(Execute):
         rewritten = sum(len(indices) for indices in self._display_id_map.get(display_id, {}).values())
         size = len(json.dumps(msg.get("content", {}), default=str)) * max(1, rewritten)
         if self._output_kept + size > self.kernel_output_bytes:
-            self._output_dropped = True
+            cells = [i for i in self._display_id_map.get(display_id, {}) if i < len(self.nb.cells)]
+            self._drop(self.nb.cells[cells[0]].outputs if cells else None)
             return None
         self._output_kept += size
         return super()._update_display_id(display_id, msg)

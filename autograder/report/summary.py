@@ -81,13 +81,16 @@ class ClassSummary:
     @property
     def flag_groups(self) -> list[dict]:
         """Flags grouped by submission and kind: ``{student_id, assignment_id, notebook_id, kind,
-        count, where: [grade_id or "line N"], evidence: [text], flags: [flag]}``, in order."""
+        count, where: [grade_id or "line N"], evidence: [text], flags: [flag], rules: [rule]}``, in order."""
         groups: dict[tuple, dict] = {}
         for f in self.flags:
             key = (f["student_id"], f["assignment_id"], f.get("notebook_id"), f.get("kind") or "flag")
             g = groups.setdefault(key, {"student_id": key[0], "assignment_id": key[1], "notebook_id": key[2],
-                                        "kind": key[3], "count": 0, "where": [], "tasks": [], "evidence": [], "flags": []})
+                                        "kind": key[3], "count": 0, "where": [], "tasks": [], "evidence": [], "flags": [],
+                                        "rules": []})
             g["count"] += 1
+            if f.get("rule") and f["rule"] not in g["rules"]:
+                g["rules"].append(str(f["rule"]))
             g["flags"].append(f)
             where = " ".join(x for x in (f.get("grade_id") or "", f"line {f['line']}" if f.get("line") else "") if x)
             if where:

@@ -138,7 +138,8 @@ def _flags(summary: ClassSummary, width: int, max_flags: int) -> list[str]:
             else:
                 what = ", ".join(g["where"])
             count = f" ×{g['count']}" if g["count"] > 1 else ""
-            out.append(_shorten(f"  {g['student_id']}/{g['assignment_id']}  [{g['kind']}{count}] {what}", width))
+            rules = f": {', '.join(g['rules'][:3])}" if g.get("rules") else ""
+            out.append(_shorten(f"  {g['student_id']}/{g['assignment_id']}  [{g['kind']}{count}{rules}] {what}", width))
             if g["evidence"]:
                 more = f" (+{len(g['evidence']) - 1} more)" if len(g["evidence"]) > 1 else ""
                 out.append(_shorten(f"      {g['evidence'][0]}{more}", width))

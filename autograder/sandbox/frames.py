@@ -24,6 +24,7 @@ class _Run:
     output_cap: int
     outcomes: dict[int, Outcome] = field(default_factory=dict)
     cell_errors: dict[int, str] = field(default_factory=dict)
+    refused: dict[int, list[str]] = field(default_factory=dict)  # cell index -> names the cell was refused
     where: tuple = ("start", None)  # ("start"|"between"|"cell"|"call"|"done", index or id)
     ready: bool = False
     received: int = 0
@@ -51,7 +52,9 @@ class _Run:
         elif event == "cell" and header.get("index") in self.cell_indices and self.where[0] == "between":
             self.where = ("cell", header["index"])
         elif event == "cell_end" and self.where == ("cell", header.get("index")):
-            error = header.get("error")
+            error, refused = header.get("error"), header.get("refused")
+            if isinstance(refused, list) and refused:
+                self.refused[self.where[1]] = [str(name)[:100] for name in refused[:20]]
             if error is not None:
                 self.cell_errors[self.where[1]] = str(error)[:1000]
                 self.standin_suspect |= header.get("standin") is not False

@@ -104,18 +104,25 @@ def _prune(module_name: str, needed: dict[str, set[str]]) -> str:
 
 _INIT = '''"""attention_ref as {assignment} may use it: the building blocks it gives, nothing else."""
 {imports}
-__all__ = {given!r}
+_GIVEN = {given!r}
 _GRADED = {graded!r}
+#: Names asked of this package that it does not give, in order ("*": a star import). The sandbox's runner
+#: reports them after each cell (a refusal a `try` swallowed is still explained), the student kit's checks name them.
+_REFUSED = []
 
 
 def __getattr__(name):
+    if name == "__all__":  # `from attention_ref import *` gives the building blocks only: say so
+        _REFUSED.append("*")
+        return list(_GIVEN)
     if name.startswith("__"):
         raise AttributeError(name)
+    _REFUSED.append(name)
     if name in _GRADED:
-        raise ImportError(f"the reference version of `{{name}}` cannot be used in {assignment}: "
-                          f"`{{name}}` is what this notebook asks you to write")
+        raise ImportError(f"the reference version of `{{name}}` cannot be used in {assignment}: `{{name}}` is not "
+                          f"given by this notebook, it is what the notebook asks you to write")
     raise ImportError(f"`{{name}}` is not one of the building blocks {assignment} gives "
-                      f"({given_list}), so it cannot be imported from attention_ref here")
+                      f"({given_list}): it is not given by this notebook, so it cannot be imported from attention_ref")
 '''
 
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -190,6 +190,7 @@ class SessionResult:
     sandbox: str
     cpu_seconds: float = 0.0
     matplotlib: str = "real"  # what the answers were computed with: "stand-in" or "real"
+    refused: dict[int, list[str]] = field(default_factory=dict)  # cell index -> names it was refused (runner.py)
 
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
@@ -267,7 +268,8 @@ def _session(cells, calls, given, graded, assignment, limits, kind, start, trust
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return (SessionResult(session.outcomes, session.cell_errors, session.notes, session.runs,
-                          time.monotonic() - start, kind, session.cpu, "stand-in" if standin else "real"),
+                          time.monotonic() - start, kind, session.cpu, "stand-in" if standin else "real",
+                          session.refused),
             session.suspect)
 
 
@@ -321,6 +323,7 @@ class _Session:
         self.output_cap = int(limits.output_bytes) + 2 * input_bytes
         self.outcomes: dict[int, Outcome] = {}
         self.cell_errors: dict[int, str] = {}
+        self.refused: dict[int, list[str]] = {}
         self.notes: list[str] = []
         self.pending = [i for i, _, _ in calls]
         self.skip: set[int] = set()
@@ -357,6 +360,8 @@ class _Session:
         self.outcomes.update(run.outcomes)
         for index, error in run.cell_errors.items():
             self.cell_errors.setdefault(index, error)
+        for index, names in run.refused.items():
+            self.refused.setdefault(index, names)
         self.pending = run.pending
 
     def blame(self, ended: str, run: _Run, returncode: int | None) -> None:

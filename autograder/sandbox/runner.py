@@ -9,7 +9,8 @@ back goes through the event pipe ``EVENT_FD`` as frames::
     8-byte big-endian length, JSON header, 8-byte big-endian length, .npz bytes (maybe empty)
 
 Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": "cell_end",
-"index": i, "error": str|None, "standin": bool}``, ``{"event": "call", "id": k}``, ``{"event":
+"index": i, "error": str|None, "standin": bool, "refused": [name]}`` (the names and modules the cell
+asked for that the sandbox does not give, see ``_given_reference``), ``{"event": "call", "id": k}``, ``{"event":
 "outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...,
 "peak_resident_bytes": ..., "standin":
 bool}``, ``{"event": "measure_ready"}`` (a measured run: the cells have run, the measured call
@@ -97,8 +98,39 @@ def _stub_modules(assignment):
 
 def _given_reference(job_dir):
     """Put the job's generated ``attention_ref`` (the notebook's building blocks only, see
-    ``given.py``) first on ``sys.path``; no other copy of the reference exists in the sandbox."""
+    ``given.py``) first on ``sys.path``; no other copy of the reference exists in the sandbox.
+
+    Its record of the names it refused, and a finder that records the modules a cell imports that
+    the sandbox does not have (``grader.attention_ref``, ``autograder.checks``), are kept for
+    :func:`_refused_since`: a refusal that a ``try`` swallowed is still reported to the grader.
+    """
     sys.path.insert(0, os.path.join(job_dir, "given"))
+    import attention_ref
+    _BOUND["refused"] = attention_ref._REFUSED
+    sys.meta_path.append(_Missing())
+
+
+class _Missing:
+    """The last finder: a module no finder has, imported by a notebook cell's own code, is recorded."""
+
+    _frame = staticmethod(sys._getframe)  # bound before student code runs (it may replace sys._getframe)
+
+    def find_spec(self, name, path=None, target=None):
+        try:
+            frame = self._frame(1)
+            while frame is not None and frame.f_code.co_filename.startswith("<frozen"):
+                frame = frame.f_back  # the import machinery's own frames
+            if frame is not None and frame.f_code.co_filename.startswith("<cell "):
+                _BOUND["refused"].append("import " + name)
+        except Exception:  # noqa: BLE001 - a record lost, never an import broken
+            pass
+        return None
+
+
+def _refused_since(count):
+    """The names refused since the record held ``count`` of them (at most 20, as plain short text)."""
+    found = _BOUND["refused"][count:]
+    return [str(name)[:100] for name in found[:20]]
 
 
 def _reference_helpers(names):
@@ -268,12 +300,13 @@ def _preload_pyplot():
 
 def _run_cell(fd, cell, namespace, standin):
     _send(fd, {"event": "cell", "index": cell["index"]})
-    error, touches = None, _touches(standin)
+    error, touches, refused = None, _touches(standin), len(_BOUND["refused"])
     try:
         exec(compile(cell["source"], f"<cell {cell['index']}>", "exec"), namespace)
     except BaseException as exc:  # noqa: BLE001 - a cell may raise anything, SystemExit included
         error = f"{type(exc).__name__}: {exc}"[:1000]
-    _send(fd, {"event": "cell_end", "index": cell["index"], "error": error, "standin": _touches(standin) > touches})
+    _send(fd, {"event": "cell_end", "index": cell["index"], "error": error, "standin": _touches(standin) > touches,
+               "refused": _refused_since(refused)})
 
 
 def _send_outcome(fd, call_id, outcome, after, used_standin):

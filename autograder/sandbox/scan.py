@@ -226,7 +226,21 @@ class _Scanner:
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._check_target(target, "assigns")
+        value_module = self.module_of(node.value.func) if isinstance(node.value, ast.Call) else None
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                continue
+            if (value_module or "").split(".")[0] == "autograder":  # the given cell's `grader = Grader(...)`
+                self.aliases[target.id] = value_module + "()"
+            else:
+                self._check_rebind(target, target.id)
         self._track_alias(node)
+
+    def _check_rebind(self, node: ast.AST, name: str) -> None:
+        """A name the given cell bound to the grader's (``check``, ``grader``) bound again to something else."""
+        if (self.aliases.get(name) or "").split(".")[0] == "autograder":
+            self.flag(node, "grader-rebind", f"binds `{name}` again, a name the notebook's given cell binds to "
+                                             f"the grader's own")
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._check_target(node.target, "changes")
@@ -284,6 +298,7 @@ class _Scanner:
             self.flag(node, "introspection", f"calls `{_dotted(func)}` (edits a namespace through reflection)")
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._check_rebind(node, node.name)
         if node.name in self.graded:
             self.graded_defs.append(node)  # checked by finish(), once every import of the cell is known
 
@@ -312,6 +327,7 @@ class _Scanner:
 
     # -- objects that can fake a comparison (nbgrader issue 1379)
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._check_rebind(node, node.name)
         for base in node.bases:
             dotted = _dotted(base)
             module = self.module_of(base)
@@ -362,7 +378,9 @@ def scan_cells(cells: Sequence[Cell], graded: Iterable[str] = (), assignment: st
             text = scanner.lines[line - 1].strip() if 0 < line <= len(scanner.lines) else ""
             flags.append({"kind": "static scan", "rule": rule, "grade_id": cell.grade_id, "cell": cell.label,
                           "cell_index": cell.index, "line": line,
-                          "evidence": f"cell {cell.label}, line {line}: {message}: `{text[:160]}`"})
+                          "evidence": f"cell {cell.label}, line {line}: {message}: `{text[:160]}`",
+                          "advice": f"line {line} of cell {cell.label} {message}: an answer never needs that, and the "
+                                    f"grader scores only what the answer computes; remove it"})
     if len(flags) > MAX_FLAGS:  # a cell of 150,000 imports made 40 MB of reports (red team)
         more = len(flags) - MAX_FLAGS
         flags = flags[:MAX_FLAGS] + [{"kind": "static scan", "rule": "more", "grade_id": None, "cell": None,

@@ -10,6 +10,7 @@ from ..checks.core import Outcome, Verdict, check_rng, evaluate
 from ..notebook.model import NotANotebook, read_cells
 from .command import Limits, sandbox_kind
 from .launch import SessionResult, run_session
+from .explain import runtime_flags
 from .scan import scan_cells
 
 
@@ -68,6 +69,8 @@ def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, tr
         first.outcomes.update(later.outcomes)
         for index, error in later.cell_errors.items():
             first.cell_errors.setdefault(index, error)
+        for index, names in later.refused.items():
+            first.refused.setdefault(index, names)
         first.notes += [n for n in later.notes if n not in first.notes]
         first.runs += later.runs
         first.seconds += later.seconds
@@ -113,12 +116,13 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
     runnable = [(c.index, c.python) for c in cells if c.python is not None]
     session = _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted)
 
-    verdicts = {}
+    verdicts, judged = {}, {}
     for check, ids in zip(checks, per_check):
-        outcomes = [session.outcomes.get(i, Outcome(error="NotRun: the grader got no answer for this input"))
-                    for i in ids]
+        outcomes = judged[check.grade_id] = [
+            session.outcomes.get(i, Outcome(error="NotRun: the grader got no answer for this input")) for i in ids]
         verdicts[check.grade_id] = evaluate(check, lambda _calls, o=outcomes: o, seed)
-    flags += _unmeasured_flags(verdicts)
+    flags += _unmeasured_flags(verdicts) + runtime_flags(cells, session.cell_errors, session.refused, verdicts,
+                                                         judged, given, graded, assignment_id)
     return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,
                               session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes,
                               session.matplotlib)

@@ -52,3 +52,91 @@ def test_wall_clock_limit_and_verified_scores(generated_course, tmp_path, monkey
     with open(root / "reports" / "grades.csv", newline="") as fh:
         rows = {r["student_id"]: r for r in csv.DictReader(fh)}
     assert rows["s00"]["ps1"] == "1" and "possible tampering: ps1/square_hidden" in rows["s00"]["flags"]
+
+
+# ------------------------------------------------------------------ issue 25: limits count what costs
+def _padded(nb, cells):
+    """``nb`` with ``cells`` spread through it (one after every answer and test cell, the rest before the end)."""
+    nb = nbformat.from_dict(json.loads(nbformat.writes(nb)))
+    out, cells = [], list(cells)
+    for cell in nb.cells:
+        out.append(cell)
+        if cells and cell.metadata.get("nbgrader", {}).get("grade_id"):
+            out.append(cells.pop())
+    nb.cells = out[:-1] + cells + out[-1:]
+    return nb
+
+
+def _numbered(cells):
+    for i, cell in enumerate(cells):
+        cell["id"] = f"pad-{i}"  # nbformat's random ids collide among tens of thousands
+    return cells
+
+
+def _empty_cells(n):
+    return _numbered([nbformat.v4.new_code_cell("") if i % 2 else nbformat.v4.new_markdown_cell(" \n")
+                      for i in range(n)])
+
+
+def test_empty_cells_are_dropped_and_code_cells_are_counted():
+    """40,000 empty cells cost a worker 50 s in nbgrader's preprocessors: they are dropped before anything reads
+    the notebook, which is then admitted; what is counted is the code cells that are not empty."""
+    from autograder.grading.admission import check_notebook, drop_empty_cells
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_code_cell("", metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1,
+                                                                     "locked": True, "solution": False,
+                                                                     "schema_version": 3}})]
+    honest = nbformat.writes(nb).encode()
+    assert drop_empty_cells(honest) is honest  # nothing to drop: the bytes nbgrader reads are the submitted ones
+    padded = drop_empty_cells(nbformat.writes(_padded(nb, _empty_cells(40_000))).encode())
+    kept = json.loads(padded)["cells"]
+    assert ["".join(c["source"]) for c in kept] == ["x = 1", ""]  # the blank test cell keeps its place: nbgrader grades it
+    assert check_notebook(padded, set(), 2000) is None
+    bulk = nbformat.writes(_padded(nb, _numbered([nbformat.v4.new_code_cell("y = 2") for _ in range(2000)]))).encode()
+    reason = check_notebook(drop_empty_cells(bulk), set(), 2000)
+    assert reason is not None and "2,001 code cells" in reason and "grading.max_code_cells" in reason
+    assert check_notebook(drop_empty_cells(bulk), set(), 2001) is None
+
+
+def test_the_old_max_cells_key_is_refused_with_its_new_name(tmp_path):
+    from autograder.config import CourseConfigError, load_course
+    from autograder.grading.minicourse import make_course
+
+    root = make_course(tmp_path / "course")
+    (root / "course.yml").write_text(COURSE_YML.replace("grading:\n", "grading:\n  max_cells: 5000\n"))
+    with pytest.raises(CourseConfigError, match="max_cells was renamed max_code_cells"):
+        load_course(root)
+    (root / "course.yml").write_text(COURSE_YML.replace("grading:\n", "grading:\n  max_code_cells: 5000\n"))
+    assert load_course(root).grading.max_code_cells == 5000
+
+
+def test_an_honest_notebook_padded_with_10000_empty_cells_gets_full_marks(tmp_path):
+    """Issue 25: a correct notebook of 01 with 10,000 empty cells was refused above max_cells (2,000): 0 points.
+    It is graded in full, as the same notebook without them (bubblewrap, verification on); one with 10,000 code
+    cells that are not empty is refused with the reason and a flag naming the limit and the setting."""
+    from autograder import demo
+    from autograder.sandbox import command
+    from tests.sandbox.test_hostile import A01, _solved
+
+    if command._detect() != "bubblewrap":
+        pytest.skip("bubblewrap is not installed (.ci/install-system-deps.sh installs it)")
+    root = demo.prepare_course(tmp_path / "course")
+    api.generate(root, [A01])
+    students = {"honest": _solved(A01), "padded": _padded(_solved(A01), _empty_cells(10_000)),
+                "bulk": _padded(_solved(A01), _numbered([nbformat.v4.new_code_cell("x = 1") for _ in range(10_000)]))}
+    for sid, nb in students.items():
+        path = root / "submitted" / sid / A01 / f"{A01}.ipynb"
+        path.parent.mkdir(parents=True)
+        path.write_text(nbformat.writes(nb))
+    summary = api.grade(root, root / "submitted", [A01], workers=2, progress=False)
+    assert summary.errors == []
+    rows = {r["student_id"]: r for r in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    auto = {sid: [(c["grade_id"], c["score"]) for c in row["cells"] if not c["manual"]] for sid, row in rows.items()}
+    assert rows["padded"]["status"] == "graded" and auto["padded"] == auto["honest"]
+    assert sum(s for _, s in auto["padded"]) == sum(c["max_score"] for c in rows["honest"]["cells"] if not c["manual"])
+    assert rows["padded"]["flags"] == []
+    bulk = rows["bulk"]
+    assert bulk["status"] == "failed" and "code cells that are not empty" in bulk["reason"]
+    assert [(f["kind"], f["rule"]) for f in bulk["flags"]] == [("not graded", "grading.max_code_cells")]

@@ -130,6 +130,12 @@ def odd_class(generated_course, tmp_path_factory):
 
 
 STRIPPED = {"z_noids", "z_unmatched", "z_hostile", "z_exit", "z_flip"}
+#: The odd files that are not an honest notebook: each must carry a flag naming its rule (issue 25).
+ODD_CASES = set(ODD) | set(STAMPS) | STRIPPED
+
+
+def _kinds(sub) -> set[tuple[str, str]]:
+    return {(f["kind"], f.get("rule")) for f in sub["flags"] if f.get("rule") and f.get("evidence")}
 
 
 def test_only_the_grader_s_fault_is_a_grader_error_and_everyone_else_is_recorded(odd_class, generated_course):
@@ -156,6 +162,7 @@ def test_stripped_metadata_matched_by_order_is_graded(odd_class):
     _, _, subs = odd_class
     assert subs["z_noids"]["status"] == "graded", subs["z_noids"]["reason"]
     assert subs["z_noids"]["cells"] == subs["s00"]["cells"]
+    assert _kinds(subs["z_noids"]) == {("restored metadata", "nbgrader metadata")}
 
 
 def test_stripped_metadata_that_cannot_be_matched_fails_with_what_to_do(odd_class):
@@ -163,6 +170,7 @@ def test_stripped_metadata_that_cannot_be_matched_fails_with_what_to_do(odd_clas
     sub = subs["z_unmatched"]
     assert sub["status"] == "failed" and sub["score"] == 0.0
     assert "metadata was removed" in sub["reason"] and "download the released notebook again" in sub["reason"]
+    assert _kinds(sub) == {("not graded", "nbgrader metadata")}
 
 
 def test_stripping_metadata_does_not_turn_a_test_into_an_answer(odd_class):
@@ -174,6 +182,7 @@ def test_stripping_metadata_does_not_turn_a_test_into_an_answer(odd_class):
     assert [(c["grade_id"], c["score"], c["max_score"]) for c in subs["z_hostile"]["cells"]] == \
         [(c["grade_id"], c["score"], c["max_score"]) for c in subs["s02"]["cells"]]
     assert subs["z_hostile"]["score"] == 1.0
+    assert _kinds(subs["z_hostile"]) == {("restored metadata", "nbgrader metadata")}  # issue 25: said, not silent
 
 
 def test_a_test_cell_turned_into_an_answer_is_a_test_again(odd_class):
@@ -189,6 +198,7 @@ def test_code_that_kills_its_own_kernel_is_the_student_s_fault(odd_class):
     sub = subs["z_exit"]
     assert sub["status"] == "failed" and sub["score"] == 0.0
     assert "kernel died or stopped answering while your code ran" in sub["reason"]
+    assert _kinds(sub) == {("not graded", "kernel died")}
 
 
 def test_an_unreadable_timestamp_is_flagged_and_graded_on_time(odd_class):
@@ -208,6 +218,17 @@ def test_a_broken_file_is_recorded_as_failed_with_its_reason(odd_class, sid, rea
     _, _, subs = odd_class
     assert subs[sid]["status"] == "failed" and reason in subs[sid]["reason"]
     assert subs[sid]["score"] == 0.0
+    flag = next(f for f in subs[sid]["flags"] if f["kind"] == "not graded")  # issue 25: the rule and what to do
+    assert flag["rule"] == ("grading.max_submission_mb" if sid == "huge" else "invalid notebook")
+    assert flag["advice"].startswith(subs[sid]["reason"].rstrip(". "))
+
+
+def test_every_odd_file_carries_a_named_flag(odd_class):
+    """Issue 25: before, deep, bigint, huge, z_unmatched, z_exit (failed with a reason, no flag) and z_hostile, z_flip
+    and z_noids (graded on the release's metadata, silently) carried none; the honest controls still carry none."""
+    _, _, subs = odd_class
+    assert sorted(sid for sid in ODD_CASES if not _kinds(subs[sid])) == []
+    assert all(subs[sid]["flags"] == [] for sid in subs if sid.startswith("s0"))
 
 
 def test_a_duplicated_solution_cell_is_graded_like_run_all(odd_class):

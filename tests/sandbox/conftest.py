@@ -143,3 +143,19 @@ def is_test(cell) -> bool:
 
 def notebook_json(nb) -> dict:
     return json.loads(nbformat.writes(nb))
+
+
+def named_flags(row) -> list[dict]:
+    """A row's flags that name their rule (kind, rule and evidence all given): what explains a score."""
+    flags = row["flags"] if isinstance(row, dict) else row.flags
+    return [f for f in flags or [] if f.get("kind") and f.get("rule") and f.get("evidence")]
+
+
+def unflagged(rows: dict, cases) -> list:
+    """The hostile cases among ``cases`` whose row carries no named flag (issue 25: this must be empty)."""
+    return sorted(case for case in cases if not named_flags(rows[case]))
+
+
+def flag_kinds(row) -> set[tuple[str, str]]:
+    """``{(kind, rule)}`` of a row's named flags."""
+    return {(f["kind"], f["rule"]) for f in named_flags(row)}

@@ -17,7 +17,7 @@ import pytest
 from autograder.sandbox import Limits, verify_submission
 
 from .conftest import (ANSWERS, ASSIGNMENT, SEED, WRONG_SOFTMAX, drop_cells, fixture_source_notebook, is_test,
-                       released, strip_nbgrader, submissions, tasks_passed, to_bytes, with_answers)
+                       named_flags, released, strip_nbgrader, submissions, tasks_passed, to_bytes, with_answers)
 
 ALL_TASKS = set(ANSWERS)
 FAST = Limits(cpu_seconds=10, memory_mb=768, output_bytes=1_000_000, wall_seconds=60, cell_seconds=3)
@@ -182,6 +182,10 @@ CASES = [
 ]
 
 
+#: The attacks of the catalogue (the first section, up to the honest but broken notebooks).
+HOSTILE = CASES[:[c.name for c in CASES].index("print_flood")]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_catalogue(case: Case):
     result = verify_submission(ASSIGNMENT, case.build(), SEED, case.limits)
@@ -194,7 +198,11 @@ def test_catalogue(case: Case):
     rules = {f["rule"] for f in result.flags}
     assert case.rules <= rules, f"missing flags {case.rules - rules}; flags: {result.flags}"
     for flag in result.flags:
-        assert flag["kind"] == "static scan" and isinstance(flag["line"], int) and flag["evidence"]
+        assert flag["evidence"] and flag["rule"] and flag["advice"]
+        assert isinstance(flag["line"], int) if flag["kind"] == "static scan" else \
+            flag["kind"] in ("refused import", "sandbox denial", "limit")
+    if case in HOSTILE:  # issue 25: every attack names the rule that caught it, the zeros above included
+        assert named_flags(result), (case.name, result.cell_errors, result.notes)
     if case.no_flags:
         assert result.flags == [], result.flags
     if case.error:

@@ -21,6 +21,8 @@ from autograder import api, demo, submissions
 from autograder.sandbox import Limits, cgroup, command, launch, read_cells, scan_cells, verify_submission
 from autograder.sandbox.command import SandboxError
 
+from tests.sandbox.conftest import flag_kinds, named_flags, unflagged
+
 ROOT = Path(__file__).resolve().parents[2]
 A01, A05, A06 = "01_scores_softmax", "05_cross_attention", "06_long_sequences"
 needs_bwrap = pytest.mark.skipif(command._detect() != "bubblewrap",
@@ -159,6 +161,19 @@ print('READER=' + json.dumps(found))
 """
 
 
+#: Issue 25: the reference imported after each stub, the refusal swallowed by a `try` (scored 0 with no flag).
+STAR = "try:\n    from attention_ref import *\nexcept ImportError:\n    pass"
+
+
+def _after_each_stub(nb, source):
+    """``nb`` with ``source`` appended to every answer cell (after the stub's ``def``)."""
+    nb = nbformat.from_dict(json.loads(nbformat.writes(nb)))
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source += "\n" + source
+    return nb
+
+
 def _class(root: Path) -> dict[tuple[str, str], object]:
     course = str(root)
     return {
@@ -177,7 +192,12 @@ def _class(root: Path) -> dict[tuple[str, str], object]:
         ("hogs", A01): _with_cells(_solved(A01), HOGS),
         ("display_update", A01): _with_cells(_solved(A01), DISPLAY_UPDATE),
         ("no_placeholders", A01): _without_test_cells(_solved(A01)),
+        ("star_import", A01): _after_each_stub(_stubs(A01), STAR),
     }
+
+
+#: The students of the class who are not honest: every one must carry a named flag (issue 25).
+HONEST = {("honest", A01), ("honest", A05), ("no_placeholders", A01)}
 
 
 @pytest.fixture(scope="module")
@@ -257,6 +277,7 @@ def test_the_real_reference_is_not_in_the_sandbox(hostile_class):
     row = hostile_class["rows"][("grader_ref", A05)]
     assert _auto_points(row) == 0
     assert "sys-path" in _rules(row)
+    assert ("refused import", "grader internals") in flag_kinds(row)  # `import grader.attention_ref`, as it ran
 
 
 def test_a_given_functions_globals_hold_no_graded_name(hostile_class):
@@ -298,6 +319,9 @@ def test_the_kernel_holds_no_reference_and_no_check(hostile_class):
         f"autograder/checks/{n}.py" for n in ("__init__", "core", "expect", "forms")}
     row = hostile_class["rows"][("reader", A05)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)  # the verified scores
+    # what it asked for, though every refusal was caught: the grader's checks and the reference's answer
+    assert {("refused import", "grader internals"), ("refused import", "attention_ref: graded names")} <= \
+        flag_kinds(row)
 
 
 def test_nothing_the_kernel_did_reached_the_grader(hostile_class):
@@ -315,7 +339,7 @@ def test_nothing_the_kernel_did_reached_the_grader(hostile_class):
 def test_a_kernel_that_kills_what_it_sees_kills_no_grader(hostile_class):
     summary = hostile_class["summary"]
     assert summary.errors == []  # no worker died: every submission was recorded
-    assert ("killer", A01) in hostile_class["rows"]
+    assert ("static scan", "os-kill") in flag_kinds(hostile_class["rows"][("killer", A01)])
 
 
 def test_forks_in_the_kernel_are_bounded(hostile_class):
@@ -327,6 +351,7 @@ def test_forks_in_the_kernel_are_bounded(hostile_class):
     assert 0 < children < Limits().pids
     row = hostile_class["rows"][("forker", A01)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)
+    assert ("static scan", "os-fork") in flag_kinds(row)
 
 
 def test_memory_of_the_kernel_s_whole_tree_is_bounded(hostile_class):
@@ -336,6 +361,7 @@ def test_memory_of_the_kernel_s_whole_tree_is_bounded(hostile_class):
         pytest.skip("no writable memory control group here: `autograder grade` warns that trees are unbounded")
     row = hostile_class["rows"][("hogs", A01)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row), (row["status"], row["reason"])
+    assert ("static scan", "suspect-import") in flag_kinds(row)
     nb = nbformat.read(hostile_class["root"] / "autograded" / "hogs" / A01 / f"{A01}.ipynb", as_version=4)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     words = text.split("KILLED ", 1)[1].split()
@@ -351,6 +377,8 @@ def test_kernel_output_is_capped(hostile_class, student):
     assert path.stat().st_size < 1_500_000
     row = hostile_class["rows"][(student, A01)]
     assert row["status"] == "graded" and _auto_points(row) == _max_auto(row)
+    flag = next(f for f in row["flags"] if f["kind"] == "limit")  # issue 25: the cut is named, with the setting
+    assert flag["rule"] == "grading.sandbox.kernel_output_bytes" and "200,000" in flag["advice"]
 
 
 def test_a_symlink_submission_is_never_followed(hostile_class):
@@ -358,6 +386,51 @@ def test_a_symlink_submission_is_never_followed(hostile_class):
     row = hostile_class["rows"][("symlink", A01)]
     assert row["status"] == "failed" and "symbolic link" in row["reason"]
     assert _auto_points(row) == 0
+    assert flag_kinds(row) == {("not graded", "not a regular file")}
+
+
+def test_a_star_import_of_the_reference_after_each_stub_is_explained(hostile_class):
+    """Issue 25: `from attention_ref import *` in a `try` after each stub scored 0 with no flag, and the student read
+    "not written yet"; now every task carries a "refused import" flag whose advice says the names are not given by
+    this notebook, and the student kit's visible check says the same in the kernel."""
+    row = hostile_class["rows"][("star_import", A01)]
+    assert _auto_points(row) == 0
+    refused = [f for f in row["flags"] if f["kind"] == "refused import"]
+    assert {f["grade_id"] for f in refused} == {"dot_product", "attention_scores", "softmax", "weighted_average"}
+    assert all("not given by this notebook" in f["advice"] and f["cell"] for f in refused)
+    nb = nbformat.read(hostile_class["root"] / "autograded" / "star_import" / A01 / f"{A01}.ipynb", as_version=4)
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "`softmax` is not given by this notebook" in text
+
+
+@pytest.mark.parametrize("where", ["grades.csv", "report", "feedback"])
+def test_the_flag_reaches_every_output(hostile_class, where):
+    """The rule of a flag is in grades.csv and the class report; its advice (never its evidence) on the page."""
+    root = hostile_class["root"]
+    if where == "grades.csv":
+        text = (root / "reports" / "grades.csv").read_text()
+        assert "refused import (attention_ref: graded names): 01_scores_softmax/softmax" in text
+        assert "not graded (not a regular file): 01_scores_softmax/-" in text
+    elif where == "report":
+        from autograder.report import load_results, render_text, summarise
+
+        text = render_text(summarise(load_results(root / "reports" / "results.json"), root), max_flags=100,
+                           width=400)
+        assert "star_import/01_scores_softmax  [refused import ×4: attention_ref: graded names]" in text
+    else:
+        from autograder.feedback import render_feedback
+
+        html = render_feedback(hostile_class["rows"][("star_import", A01)])
+        assert "Notes from the grader" in html and "not given by this notebook" in html
+        assert "gives only the building blocks 01_scores_softmax gives" not in html  # the evidence is the instructor's
+
+
+def test_every_hostile_case_carries_a_named_flag(hostile_class):
+    """Issue 25: not only the zeros: every attack of the class names the rule that caught it (before: printer,
+    symlink and star_import had none); the honest students carry none."""
+    rows = hostile_class["rows"]
+    assert unflagged(rows, set(rows) - HONEST) == []
+    assert all(named_flags(rows[case]) == [] for case in HONEST)
 
 
 # ------------------------------------------------------------------ without the whole class

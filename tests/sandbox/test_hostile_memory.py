@@ -18,6 +18,7 @@ from autograder.grading.verification import merge, normalise
 from autograder.sandbox import Limits, cgroup, command, verify_submission
 from autograder.sandbox import launch as launch_module
 
+from tests.sandbox.conftest import named_flags, unflagged
 from tests.sandbox.test_hostile import A06, MMAP_TABLE, _solved
 
 needs_measurement = pytest.mark.skipif(
@@ -171,6 +172,16 @@ def test_the_attacks_that_leave_a_trace_in_the_code_are_flagged(attacked):
     rules = {name: {f.get("rule") for f in result.flags} for name, result in attacked.items()}
     assert "measurement-tamper" in rules["tracemalloc_stop"]
     assert rules["direct_frame_write"] & {"os-write", "os-exit", "introspection"}
+
+
+def test_every_attack_on_the_measurement_carries_a_named_flag(attacked):
+    """Issue 25: each attack names the rule that stopped it (before: delegation and mmap_table had no flag); one
+    stopped at the check's memory room says so, with the task, and what the student can do."""
+    assert unflagged(attacked, ATTACKS) == []
+    for name in ("delegation", "mmap_table"):
+        limit = [f for f in named_flags(attacked[name]) if f["kind"] == "limit"]
+        assert [(f["rule"], f["grade_id"]) for f in limit] == [("memory room of the check", MEMORY)]
+        assert "`blockwise_attention`" in limit[0]["advice"] and "less memory" in limit[0]["advice"]
 
 
 def test_delegation_keeps_its_value_points_and_loses_only_memory(attacked):

@@ -15,7 +15,7 @@ from autograder.checks import CHECKS, MODULES, Outcome
 from autograder.sandbox import Limits, verify, verify_submission
 from autograder.sandbox.launch import SessionResult
 
-from .conftest import ROOT, submissions, to_bytes
+from .conftest import ROOT, flag_kinds, submissions, to_bytes
 
 LIMITS = Limits(cpu_seconds=60, memory_mb=2048, wall_seconds=300, cell_seconds=60)
 COMPOSITES = {(m.ASSIGNMENT, c.task): c.helpers for m in MODULES for c in m.CHECKS if c.helpers}
@@ -120,6 +120,7 @@ def test_a_composite_cannot_keep_the_reference_helper_for_the_helpers_own_task()
     for verdict in result.verdicts.values():
         tasks[verdict.task] = tasks.get(verdict.task, True) and verdict.passed
     assert tasks["split_heads"] is False and tasks["multi_head_attention"] is True, tasks
+    assert ("static scan", "introspection") in flag_kinds(result)  # issue 25: the stash through globals() is named
 
 
 def _one_per_notebook():

@@ -17,8 +17,8 @@ from autograder.sandbox import (Limits, NotANotebook, read_cells,
                                 sandbox_kind, scan_cells, verify_submission)
 from autograder.sandbox import command, launch, wire
 
-from .conftest import ANSWERS, ASSIGNMENT, ROOT, SEED, WRONG_SOFTMAX, released, fixture_source_notebook, \
-    submissions, tasks_passed, to_bytes
+from .conftest import ANSWERS, ASSIGNMENT, ROOT, SEED, WRONG_SOFTMAX, base_notebook, released, \
+    fixture_source_notebook, submissions, tasks_passed, to_bytes
 
 KINDS = ["subprocess"] + (["bubblewrap"] if command._detect() == "bubblewrap" else [])
 LIMITS = Limits(cpu_seconds=10, memory_mb=768, wall_seconds=60, cell_seconds=10)
@@ -285,6 +285,9 @@ def _scan(source: str, graded=("softmax",)):
     ("class A:\n    def __eq__(self, o):\n        return True", "fake-result", 2),
     ("from attention_ref import softmax", "reference-import", 1),
     ("import autograder.checks.expect as e\ne.close = None", "grader-patch", 2),
+    ("from autograder.hidden import check\ncheck = lambda *a, **k: None", "grader-rebind", 2),
+    ("from autograder.notebook import Grader\ngrader = Grader('01', globals())\nclass grader:\n    pass",
+     "grader-rebind", 3),
 ])
 def test_scan_flags(source, rule, line):
     flags = _scan(source)
@@ -338,3 +341,38 @@ def test_the_scan_keeps_a_bounded_number_of_flags():
     flags = scan_cells([Cell(0, None, "code", source)], [], ASSIGNMENT)
     assert len(flags) == MAX_FLAGS + 1
     assert flags[-1]["rule"] == "more" and f"{1000 - MAX_FLAGS} more" in flags[-1]["evidence"]
+
+
+REFUSALS = {  # issue 25: each one swallowed by a `try`, so the cell goes on and only the runner sees it
+    "star": "try:\n    from attention_ref import *\nexcept ImportError:\n    pass",
+    "graded": "try:\n    from attention_ref import softmax\nexcept ImportError:\n    pass",
+    "grader": "try:\n    import autograder.checks\nexcept ImportError:\n    pass",
+    "optional": "try:\n    import not_a_module_here\nexcept ImportError:\n    pass",
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_refusal_a_try_swallowed_is_reported(kind, monkeypatch):
+    """A name or module the notebook does not give, asked for in a `try`, is a "refused import" flag on its cell
+    with advice for the student; an optional import of a module the sandbox lacks is not (nothing was lost)."""
+    monkeypatch.setenv("AUTOGRADER_SANDBOX", kind)
+    cells = {name: to_bytes(with_cells_before_summary(base_notebook(), [source])) for name, source in REFUSALS.items()}
+    rules = {}
+    for name, data in cells.items():
+        result = verify_submission(ASSIGNMENT, data, SEED, LIMITS, trusted=trusted_for(kind))
+        refused = [f for f in result.flags if f["kind"] == "refused import"]
+        assert all("not given by this notebook" in f["advice"] and f["cell_index"] is not None for f in refused)
+        rules[name] = sorted(f["rule"] for f in refused)
+        assert all(v.passed for v in result.verdicts.values())  # the answers are right: the flag explains, never scores
+    assert rules == {"star": ["attention_ref: graded names"], "graded": ["attention_ref: graded names"],
+                     "grader": ["grader internals"], "optional": []}
+
+
+def with_cells_before_summary(nb, sources):
+    """``nb`` with code cells added just before its final (summary) cell."""
+    import copy
+
+    import nbformat
+    nb = copy.deepcopy(nb)
+    nb.cells[-1:-1] = [nbformat.v4.new_code_cell(source) for source in sources]
+    return nb

@@ -10,6 +10,7 @@ value (``STOP_AND_TRY_*``) is right.
 from __future__ import annotations
 
 import os
+import sys
 
 from ..checks.core import Verdict, quiet
 from ..kit import public
@@ -41,8 +42,14 @@ class Grader:
         return [public.verdict(spec, self.namespace) for spec in self._specs(task)]
 
     def check(self, task: str) -> None:
-        """Print a short verdict for ``task``: which properties hold and which fail."""
-        print(render(task, self.verdicts(task), hidden_value=task in self.data["hidden_value"]))
+        """Print a short verdict for ``task``: which properties hold and which fail (and, when the notebook
+        asked ``attention_ref`` for it, that it is not given by this notebook)."""
+        verdicts = self.verdicts(task)
+        print(render(task, verdicts, hidden_value=task in self.data["hidden_value"]))
+        if not all(v.passed for v in verdicts) and _refused(task):
+            print(f"Note: `{task}` is not given by this notebook: `attention_ref` here holds only the building "
+                  f"blocks it gives, so an import of `{task}` from it (or `from attention_ref import *`) "
+                  f"brings nothing; `{task}` must be your own.")
 
     def summary(self) -> None:
         """Print one line per task of the notebook: done, not started, or how many checks fail."""
@@ -64,3 +71,9 @@ class Grader:
             verdicts = _render.helpers_first([public.verdict(spec, self.namespace) for spec in specs],
                                              self._failing_helpers(task))
         _render.validate(task, verdicts, self.data["titles"])
+
+
+def _refused(task: str) -> bool:
+    """Whether the notebook asked the kit's ``attention_ref`` for ``task`` (or for ``*``), which it does not give."""
+    refused = getattr(sys.modules.get("attention_ref"), "_REFUSED", None)
+    return isinstance(refused, list) and (task in refused or "*" in refused)
