@@ -132,6 +132,13 @@ class Exchange(_Model):
         return (Path(course_dir) / self.root).resolve()
 
 
+class Lms(_Model):
+    """How grades reach the learning platform (``nbgrader export --exporter autograder.grading.lms.CanvasExport``)."""
+
+    ids: str | None = Field(None, description="CSV with the columns student_id (the hub login) and lms_id, relative "
+                                              "to the course; without it the login is the LMS id")
+
+
 class Course(_Model):
     """The whole of ``course.yml``."""
 
@@ -140,6 +147,7 @@ class Course(_Model):
     assignments: list[Assignment] = Field(min_length=1)
     grading: Grading = Grading()
     exchange: Exchange = Exchange()
+    lms: Lms = Lms()
     roster: str | None = Field(None, description="CSV with a student_id column, relative to the course")
     mode: Literal["classroom", "self-study"] = Field(
         "self-study", description="classroom: students get the student kit (no hidden checks, no answers; "

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from ..config import Course, load_course
+from ..report.items import item_analysis
 from .handgrades import overlay_all
 from .nbconfig import absolute_db_url
 from .state import GradingState
@@ -87,6 +88,7 @@ def write_reports(course: Course, course_dir: str | Path, records: list[dict],
     _atomic_write(out / "results.json", json.dumps({
         "course_id": course.course_id, "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
         "seed_policy": "fresh per run", "missing_policy": MISSING_POLICY, "submissions": records,
+        "item_analysis": [row.record() for row in item_analysis(records)],
         "not_recorded": sorted(unrecorded, key=lambda r: (r["student_id"], r["assignment_id"], r["notebook_id"]))},
         indent=1))
     path = out / "grades.csv"

@@ -8,6 +8,7 @@ import re
 import statistics
 
 from ..text import points as points_text
+from .items import LOOK_AT, look_at
 from .summary import ClassSummary
 from .terminal import histogram
 
@@ -103,6 +104,41 @@ def plot_scores(summary: ClassSummary) -> str | None:
     return _svg(fig)
 
 
+def plot_items(summary: ClassSummary) -> str | None:
+    """Per assignment, each check's difficulty (share passing) against its discrimination; the checks
+    to look at (below the dashed line) in red and named, so the plot reads without the table."""
+    panels = [(a, [r for r in summary.items if r.assignment == a and r.discrimination is not None])
+              for a in summary.assignments]
+    panels = [(a, rows) for a, rows in panels if rows]
+    if not panels:
+        return None
+    cols = min(4, len(panels))
+    nrows = math.ceil(len(panels) / cols)
+    fig = _figure(2.4 * cols, 2.2 * nrows + 0.5)
+    # Shared axes: one set of ticks to lay out, not one per panel (the plot's cost is mostly its axes).
+    axes = fig.subplots(nrows, cols, sharex=True, sharey=True, squeeze=False).ravel()
+    flagged = {(r.assignment, r.grade_id) for r in look_at(summary.items)}
+    low = min(-0.3, min(r.discrimination for _, rows in panels for r in rows) - 0.1)
+    for ax, (assignment, rows) in zip(axes, panels):
+        bad = [(assignment, r.grade_id) in flagged for r in rows]
+        ax.scatter([r.difficulty for r in rows], [r.discrimination for r in rows], s=14,
+                   c=["#C44E52" if b else "#4C72B0" for b in bad])
+        for r, b in zip(rows, bad):
+            if b:
+                ax.annotate(r.grade_id, (r.difficulty, r.discrimination), fontsize=6, xytext=(3, -3),
+                            textcoords="offset points", color="#C44E52")
+        ax.axhline(LOOK_AT, color="#8C8C8C", linestyle="--", linewidth=0.8)
+        ax.set_title(assignment, fontsize=8)
+        ax.spines[["top", "right"]].set_visible(False)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    axes[0].set_xlim(-0.02, 1.02)
+    axes[0].set_ylim(low, 1.0)
+    fig.supxlabel("share of submissions passing (easier →)", fontsize=8)
+    fig.supylabel("discrimination (separates strong from weak ↑; dashed: look at below)", fontsize=8)
+    return _svg(fig)
+
+
 def render_html(summary: ClassSummary, top: int = 15, plots: bool = True) -> str:
     """The HTML report: one self-contained page (inline CSS and SVG plots)."""
     import jinja2
@@ -113,10 +149,10 @@ def render_html(summary: ClassSummary, top: int = 15, plots: bool = True) -> str
     figs = {}
     if plots:
         figs = {"pass_rates": plot_pass_rates(summary), "misconceptions": plot_misconceptions(summary, top),
-                "scores": plot_scores(summary)}
+                "scores": plot_scores(summary), "item_plot": plot_items(summary)}
     totals = list(summary.totals.values())
     return template.render(
-        s=summary, figs={k: v for k, v in figs.items() if v}, top=top,
+        s=summary, figs={k: v for k, v in figs.items() if v}, top=top, look_at=look_at(summary.items), look_at_below=LOOK_AT,
         total_mean=statistics.fmean(totals) if totals else None,
         total_median=statistics.median(totals) if totals else None,
         created=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checks import NOT_ATTEMPTED
+from .items import ItemRow, item_analysis
 
 
 DEFAULT_RESULTS = Path("reports") / "results.json"
@@ -77,6 +78,7 @@ class ClassSummary:
     failed: list[dict]  # {student_id, assignment_id, notebook_id, reason}
     n_submissions: int
     titles: dict[str, str] = field(default_factory=dict)  # assignment -> title
+    items: list[ItemRow] = field(default_factory=list)  # every auto-graded cell's difficulty and discrimination
 
     @property
     def flag_groups(self) -> list[dict]:
@@ -206,7 +208,8 @@ def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[st
         students=students, assignments=assignments, tasks=[r for r in ordered_tasks if r.submissions],
         misconceptions=misconceptions, scores=score_rows, totals=totals,
         total_max=sum(tally.max_scores.get(a, 0.0) for a in regular), bonus_totals=bonus_totals,
-        flags=tally.flags, failed=tally.failed, n_submissions=len(subs), titles=course_titles)
+        flags=tally.flags, failed=tally.failed, n_submissions=len(subs), titles=course_titles,
+        items=sorted(item_analysis(subs), key=lambda r: assignments.index(r.assignment)))
 
 
 def _assignment_order(subs, course_order, registry_tasks) -> list[str]:

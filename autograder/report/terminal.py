@@ -7,6 +7,7 @@ import statistics
 
 from ..text import points as points_text
 from ..text import terminal_safe
+from .items import LOOK_AT, look_at
 from .summary import ClassSummary
 
 
@@ -40,7 +41,7 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flag
            f"{len(summary.students)} students, {summary.n_submissions} submissions "
            f"({len(summary.failed)} could not be graded, {summary.flagged_submissions} flagged)"
            + (f"; graded {summary.generated_at}" if summary.generated_at else ""), ""]
-    out += _tasks(summary) + _misconceptions(summary, top, width) + _scores(summary)
+    out += _tasks(summary) + _look_at(summary) + _misconceptions(summary, top, width) + _scores(summary)
     out += _flags(summary, width, max_flags) + _failed(summary, width)
     # Student ids, flag evidence and failure reasons come from submissions: no escape sequence of
     # theirs reaches the instructor's terminal.
@@ -63,6 +64,17 @@ def _tasks(summary: ClassSummary) -> list[str]:
         out.append("  (no auto-graded cells)")
     out.append("")
     return out
+
+
+def _look_at(summary: ClassSummary) -> list[str]:
+    rows = look_at(summary.items)
+    if not rows:
+        return []
+    out = [f"Checks to look at (discrimination below {LOOK_AT}: they do not separate strong from weak students)"]
+    for r in rows:
+        top_m = f"  {r.misconceptions[0][0]} ({r.misconceptions[0][1]})" if r.misconceptions else ""
+        out.append(f"  {r.assignment}  {r.grade_id}  passing {r.difficulty:.0%}  discrimination {r.discrimination:+.2f}{top_m}")
+    return out + [""]
 
 
 def _misconceptions(summary: ClassSummary, top: int, width: int) -> list[str]:

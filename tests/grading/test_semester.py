@@ -29,6 +29,7 @@ RUBRIC = ("**Rubric (instructor only)** for `why`: 1 point for naming the produc
           "0 for 'because' alone (zebra-marker).")
 HIDDEN_TEST_TEXT = ("square(-1.5)", "2.25", "BEGIN HIDDEN TESTS")
 STUDENTS = {"alice": "complete", "bob": "wrong"}  # carol is on the roster and never submits
+LMS_IDS = {"alice": "A-1001", "bob": "B-2002", "carol": "C-3003"}  # the learning platform's ids (course.yml lms.ids)
 
 
 def run(args: list[str], cwd: Path, user: str | None = None) -> str:
@@ -45,8 +46,10 @@ def _course(root: Path, due: dt.datetime) -> Path:
     text = (course / "course.yml").read_text().replace(
         "    points: 4\n",
         f"    points: 4\n    due: '{due.isoformat()}'\n    late_policy: {{method: per_day, points_per_day: 0.5}}\n")
-    (course / "course.yml").write_text(text + "exchange:\n  root: ../exchange\nroster: roster.csv\n")
+    (course / "course.yml").write_text(text + "exchange:\n  root: ../exchange\nroster: roster.csv\n"
+                                              "lms:\n  ids: lms_ids.csv\n")
     (course / "roster.csv").write_text("student_id\nalice\nbob\ncarol\n")
+    (course / "lms_ids.csv").write_text("student_id,lms_id\n" + "".join(f"{s},{i}\n" for s, i in LMS_IDS.items()))
     src = course / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     nb = nbformat.read(src, as_version=4)
     at = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "why")
@@ -94,6 +97,8 @@ def semester(tmp_path_factory):
     for sid, home in homes.items():
         run([nbg, "fetch_feedback", ASSIGNMENT], home, sid)
     run([nbg, "export", "--to", "export.csv"], course)
+    for lms in ("Canvas", "Moodle"):
+        run([nbg, "export", "--exporter", f"autograder.grading.lms.{lms}Export", "--to", f"{lms.lower()}.csv"], course)
     return {"root": root, "course": course, "homes": homes, "report": report}
 
 
@@ -202,3 +207,61 @@ def test_regrade_never_erases_a_hand_grade(semester):
     for sid in STUDENTS:
         assert float(grades[sid][ASSIGNMENT]) == pytest.approx(float(export[sid]["score"]))
     assert float(grades["alice"][ASSIGNMENT]) == pytest.approx(3.0)
+
+
+def _lms_csv(path: Path) -> list[list[str]]:
+    # Both platforms read UTF-8: a file that is not (or that starts with a byte-order mark) fails here.
+    text = path.read_bytes().decode("utf-8")
+    assert not text.startswith("\ufeff")
+    return list(csv.reader(text.splitlines()))
+
+
+def test_canvas_export_is_canvas_gradebook_csv(semester):
+    course = semester["course"]
+    header, points, *rows = _lms_csv(course / "canvas.csv")
+    from autograder.config import load_course
+
+    title = load_course(course).assignments[0].title
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", title]
+    assert points == ["Points Possible", "", "", "", "", "4"]
+    by_login = {row[3]: row for row in rows}
+    assert set(by_login) == set(LMS_IDS)  # the roster's carol too, with no grade
+    assert {login: row[2] for login, row in by_login.items()} == LMS_IDS
+    export = _export(course)
+    for sid in STUDENTS:  # the gradebook's score after the late penalty, hand grade included
+        assert float(by_login[sid][5]) == pytest.approx(float(export[sid]["score"]))
+    assert by_login["carol"][5] == ""  # not submitted stays blank: an import never makes it a 0
+    grades = _csv(course / "reports" / "grades.csv")  # the totals round-trip (missing counts 0)
+    assert {s: sum(float(x or 0) for x in row[5:]) for s, row in by_login.items()} == \
+        pytest.approx({s: float(row["total"]) for s, row in grades.items()})
+
+
+def test_moodle_export_is_moodle_grade_import_csv(semester):
+    course = semester["course"]
+    header, *rows = _lms_csv(course / "moodle.csv")
+    assert header[:2] == ["Username", "ID number"] and len(header) == 3
+    grades = _csv(course / "reports" / "grades.csv")
+    assert {row[0]: row[1] for row in rows} == LMS_IDS
+    for login, _, score in rows:  # the same numbers as grades.csv, blank where it is blank
+        assert score == grades[login][ASSIGNMENT]
+        assert (score == "") == (ASSIGNMENT in grades[login]["not_submitted"].split())
+
+
+def test_lms_export_refuses_a_student_without_an_lms_id(semester, tmp_path):
+    import shutil
+
+    from autograder.grading import lms
+
+    course = shutil.copytree(semester["course"], tmp_path / "course", ignore=shutil.ignore_patterns("*.ipynb"))
+    (course / "lms_ids.csv").write_text("student_id,lms_id\nalice,A-1001\nbob,B-2002\n")
+    with pytest.raises(lms.LmsExportError, match="no LMS id for 1 graded student.*carol"):
+        lms.write_canvas(course, tmp_path / "out.csv")
+    assert not (tmp_path / "out.csv").exists()
+    (course / "lms_ids.csv").write_text("student_id,lms_id\nalice,A-1\nbob,A-1\ncarol,C\n")
+    with pytest.raises(lms.LmsExportError, match="'A-1' belongs to more than one student"):
+        lms.write_moodle(course, tmp_path / "out.csv")
+    (course / "lms_ids.csv").write_text("login,lms_id\nalice,A-1\n")
+    with pytest.raises(lms.LmsExportError, match="no column student_id"):
+        lms.write_moodle(course, tmp_path / "out.csv")
+    with pytest.raises(lms.LmsExportError, match="--assignment: no assignment 'nope'"):
+        lms.write_moodle(course, tmp_path / "out.csv", assignments=["nope"])

@@ -71,7 +71,7 @@ def test_html_report(results_small, tmp_path):
     summary = report.summarise(results_small, course_dir=None)
     page = report.render_html(summary)
     assert page.startswith("<!DOCTYPE html>")
-    assert page.count("<svg") == 3  # pass rates, misconceptions, score histograms
+    assert page.count("<svg") == 4  # pass rates, misconceptions, score histograms, item analysis
     # self-contained: no external scripts, stylesheets, images or fonts
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert "<script" not in page and "<link" not in page
@@ -110,7 +110,7 @@ def test_cli(results_path, tmp_path, capsys):
     assert cli.main(["report", "--results", str(results_path), "--html", str(html), "--course", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Most frequent misconceptions" in out and f"HTML report: {html}" in out
-    assert html.read_text().count("<svg") == 3
+    assert html.read_text().count("<svg") == 4
     assert cli.main(["report", "--course", str(tmp_path)]) == 2  # no reports/results.json there
     assert "run `autograder grade` first" in capsys.readouterr().err
 
