@@ -130,8 +130,10 @@ def grade_rows(course: Course, course_dir: str | Path, records: list[dict], unre
         row["needs_manual_grading"] += int(r.get("needs_manual_grading") or 0)
         for f in r["flags"]:
             rule = f" ({f['rule']})" if f.get("rule") else ""
-            row["flags"].append(f"{f['kind']}{rule}: {r['assignment_id']}/{f.get('grade_id') or f.get('cell') or '-'}")
-        if r["status"] == "failed":
+            # A failed submission's "not graded" flag carries its reason: one entry, not two.
+            why = f" ({r['reason']})" if r["status"] == "failed" and f["kind"] == "not graded" else ""
+            row["flags"].append(f"{f['kind']}{rule}: {r['assignment_id']}/{f.get('grade_id') or f.get('cell') or '-'}{why}")
+        if r["status"] == "failed" and not any(f["kind"] == "not graded" for f in r["flags"]):
             row["flags"].append(f"failed: {r['assignment_id']} ({r['reason']})")
     submitted = {(r["student_id"], r["assignment_id"]) for r in unrecorded}
     for r in unrecorded:

@@ -79,6 +79,16 @@ def test_missing_is_blank_not_zero(tmp_path):
     assert "counts 0 in the total" in json.loads(json_path.read_text())["missing_policy"]
 
 
+def test_a_failed_submission_is_one_flag_with_its_reason(tmp_path):
+    course = parse_course(COURSE)
+    failed = {**_record("s1", "a1", []), "status": "failed", "reason": "the notebook has 10,001 code cells",
+              "flags": [{"kind": "not graded", "rule": "grading.max_code_cells", "grade_id": None, "cell": None}]}
+    bare = {**_record("s2", "a1", []), "status": "failed", "reason": "invalid JSON"}  # recorded before issue 25
+    rows = {r["student_id"]: r for r in grade_rows(course, tmp_path, [failed, bare])}
+    assert rows["s1"]["flags"] == ["not graded (grading.max_code_cells): a1/- (the notebook has 10,001 code cells)"]
+    assert rows["s2"]["flags"] == ["failed: a1 (invalid JSON)"]
+
+
 def test_gradebook_rows_read_hand_grades(tmp_path):
     alembic_on_path()  # nbgrader creates a gradebook with the alembic command
     url = f"sqlite:///{tmp_path / 'gb.db'}"
