@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..checks import NOT_ATTEMPTED
 from .items import ItemRow, item_analysis
+from .similarity import course_pairs
 
 
 DEFAULT_RESULTS = Path("reports") / "results.json"
@@ -79,6 +80,7 @@ class ClassSummary:
     n_submissions: int
     titles: dict[str, str] = field(default_factory=dict)  # assignment -> title
     items: list[ItemRow] = field(default_factory=list)  # every auto-graded cell's difficulty and discrimination
+    similar: list = field(default_factory=list)  # similarity.Pair: likely copying, for a person to read
 
     @property
     def flag_groups(self) -> list[dict]:
@@ -209,7 +211,8 @@ def summarise(results: dict, course_dir: str | Path | None = None, bonus: set[st
         misconceptions=misconceptions, scores=score_rows, totals=totals,
         total_max=sum(tally.max_scores.get(a, 0.0) for a in regular), bonus_totals=bonus_totals,
         flags=tally.flags, failed=tally.failed, n_submissions=len(subs), titles=course_titles,
-        items=sorted(item_analysis(subs), key=lambda r: assignments.index(r.assignment)))
+        items=sorted(item_analysis(subs), key=lambda r: assignments.index(r.assignment)),
+        similar=course_pairs(course_dir) if course_dir is not None else [])
 
 
 def _assignment_order(subs, course_order, registry_tasks) -> list[str]:

@@ -41,7 +41,7 @@ def render_text(summary: ClassSummary, top: int = 10, width: int = 100, max_flag
            f"{len(summary.students)} students, {summary.n_submissions} submissions "
            f"({len(summary.failed)} could not be graded, {summary.flagged_submissions} flagged)"
            + (f"; graded {summary.generated_at}" if summary.generated_at else ""), ""]
-    out += _tasks(summary) + _look_at(summary) + _misconceptions(summary, top, width) + _scores(summary)
+    out += _tasks(summary) + _look_at(summary) + _copying(summary) + _misconceptions(summary, top, width) + _scores(summary)
     out += _flags(summary, width, max_flags) + _failed(summary, width)
     # Student ids, flag evidence and failure reasons come from submissions: no escape sequence of
     # theirs reaches the instructor's terminal.
@@ -74,6 +74,16 @@ def _look_at(summary: ClassSummary) -> list[str]:
     for r in rows:
         top_m = f"  {r.misconceptions[0][0]} ({r.misconceptions[0][1]})" if r.misconceptions else ""
         out.append(f"  {r.assignment}  {r.grade_id}  passing {r.difficulty:.0%}  discrimination {r.discrimination:+.2f}{top_m}")
+    return out + [""]
+
+
+def _copying(summary: ClassSummary) -> list[str]:
+    if not summary.similar:
+        return []
+    out = ["Likely copying (near-identical answers: a list to read, never a penalty; the HTML page shows them side by side)"]
+    out += [f"  {p.assignment}  {p.students[0]} ~ {p.students[1]}  {p.similarity:.0%}" for p in summary.similar[:10]]
+    if len(summary.similar) > 10:
+        out.append(f"  ... and {len(summary.similar) - 10} more pairs")
     return out + [""]
 
 
