@@ -330,9 +330,10 @@ def _executor(course: Course, bundles, jobs: int, workers: int | None, scheduler
     """The Dask cluster at ``scheduler``, else a local pool of ``workers`` (``grading.workers``, or one per core)."""
     from .executors import DaskCluster, LocalPool
 
+    memory_mb = course.grading.worker_memory_mb
     if scheduler is not None:
-        return DaskCluster(bundles, scheduler)
-    return LocalPool(bundles, min(workers or course.grading.workers or os.cpu_count() or 1, jobs))
+        return DaskCluster(bundles, scheduler, memory_mb=memory_mb)
+    return LocalPool(bundles, min(workers or course.grading.workers or os.cpu_count() or 1, jobs), memory_mb=memory_mb)
 
 
 def _write_autograded(course_dir: Path, sub: Submission, result: JobResult) -> None:

@@ -27,7 +27,7 @@ class FakePool:
 
     interrupt_at: int | None = None  # raise KeyboardInterrupt at this call of wait_any
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         self.workers, self.waits = 1, 0
 
     def submit(self, assignment_id, job):
@@ -123,7 +123,7 @@ class CrashPool(FakePool):
 
     culprit = "s01"
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         super().__init__(bundles, workers)
         self.workers, self.live, self.alone = 2, [], []
 
@@ -168,7 +168,7 @@ class FaultyPool(FakePool):
 
     student, times, cause = "s02", 1, "kernel start"
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         super().__init__(bundles, workers)
         self.tries = 0
 
@@ -238,7 +238,7 @@ class HangPool(FakePool):
 
     student, hangs = "s02", 1
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         super().__init__(bundles, workers)
         self.tries, self.stopped = 0, []
 
@@ -267,7 +267,7 @@ def test_a_job_that_never_comes_back_is_stopped_as_the_grader_s_fault(course, mo
     root, _ = course
     pools = []
     monkeypatch.setattr(HangPool, "hangs", hangs)
-    monkeypatch.setattr(executors, "LocalPool", lambda b, w=None: pools.append(HangPool(b, w)) or pools[-1])
+    monkeypatch.setattr(executors, "LocalPool", lambda b, w=None, memory_mb=None: pools.append(HangPool(b, w)) or pools[-1])
     monkeypatch.setattr(pipeline, "job_seconds", lambda course: 0.3)
     summary = api.grade(root, progress=False, verify=False)
     if hangs == 1:
@@ -288,7 +288,7 @@ def _sleepy(bundle, job):
 
 def test_a_hung_job_in_the_local_pool_is_stopped_and_the_pool_replaced(monkeypatch):
     monkeypatch.setattr(executors, "grade_job", _sleepy)
-    pool = executors.LocalPool({"a": None}, workers=2)
+    pool = executors.LocalPool({"a": None}, workers=2, memory_mb=1024)
     try:
         hung, other = pool.submit("a", "hang"), pool.submit("a", "x")
         assert other.result(timeout=60) == "x"
