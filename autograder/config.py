@@ -106,6 +106,12 @@ class Grading(_Model):
         30.0, gt=0, description="how long a gradebook write waits for a lock another session holds (formgrader "
                                 "mid-edit, a stuck client); then the batch is reported as a grader error, "
                                 "nothing of it recorded, and graded again by the next run")
+    worker_memory_mb: int = Field(
+        1024, ge=256, description="address space a grading worker process may add to what it holds when it starts "
+                                 "(RLIMIT_AS; grading 01-07 adds at most 215 MB): beyond it the worker's job fails "
+                                 "with MemoryError (or the worker dies), is retried and reported as a grader error; "
+                                 "the kernels and verification sandboxes it starts set their own limits "
+                                 "(sandbox.memory_mb)")
     unreadable_timestamp: Literal["on_time", "late"] = Field(
         "on_time", description="a submission whose timestamp.txt cannot be read is graded as on time, or as late "
                                "(submitted when it is graded); either way it is flagged 'timestamp unreadable'")

@@ -2,11 +2,17 @@
 
 Both expose ``submit(bundle_key, job)`` and ``wait_any(futures)``; the coordinator keeps a
 bounded number of jobs in flight so that a large class never sits in memory twice.
+
+Every worker process's address space is bounded (:func:`bound_memory`, ``grading.worker_memory_mb``):
+a kernel can make its worker receive far more than the output cap ever counts (one ZeroMQ message
+whose frames all reference one buffer), and the worst it may then do is fail its own job with
+``MemoryError`` or kill its worker, a grader fault (:mod:`.faults`) that is retried and reported.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import resource
 import shutil
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -16,19 +22,62 @@ from pathlib import Path
 from .job import AssignmentBundle, Job, grade_job
 
 
-class LocalPool:
-    """``workers`` processes on this machine (default: one per core)."""
+#: This process's address space when :func:`bound_memory` first bounded it (None: never).
+_BASE: int | None = None
 
-    def __init__(self, bundles: dict[str, AssignmentBundle], workers: int | None = None):
+
+def _address_space() -> int:
+    """Bytes of address space this process holds now (Linux's ``/proc/self/statm``, first field)."""
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        return int(fh.read().split()[0]) * resource.getpagesize()
+
+
+def bound_memory(megabytes: int) -> int:
+    """Bound this process's address space to what it held when first bounded plus ``megabytes``.
+
+    Relative, not absolute: a worker starts with whatever it inherits (forked from a coordinator
+    whose OpenBLAS reserved about 40 MB per core), and what a job adds is what a hostile kernel can
+    inflate. Only the soft limit is set, the hard one is left as it is: the kernel (``prlimit``) and
+    the verification runner (``setrlimit``) that the worker starts set both of theirs to
+    ``sandbox.memory_mb``, up or down, with no privilege needed and none left to the student's code.
+
+    Parameters
+    ----------
+    megabytes : int
+        ``grading.worker_memory_mb``.
+
+    Returns
+    -------
+    int
+        The soft ``RLIMIT_AS`` now set, in bytes.
+    """
+    global _BASE
+    if _BASE is None:  # a Dask worker may be set up again (plugin registered by the next run): same base
+        _BASE = _address_space()
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = _BASE + (int(megabytes) << 20)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    return limit
+
+
+class LocalPool:
+    """``workers`` processes on this machine (default: one per core), each bounded to ``memory_mb`` more
+    address space than it starts with (:func:`bound_memory`)."""
+
+    def __init__(self, bundles: dict[str, AssignmentBundle], workers: int | None = None, *, memory_mb: int):
         self.workers = workers or os.cpu_count() or 1
         self.bundles = bundles
+        self.memory_mb = memory_mb
         # fork: workers start with nbgrader already imported by the coordinator (spawn would
         # pay ~1-2 s of imports per worker).
         self._pool = self._start()
         self._stopped = False
 
     def _start(self) -> ProcessPoolExecutor:
-        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=bound_memory, initargs=(self.memory_mb,))
         # Fork the workers now, before the coordinator opens the gradebook (an SQLite connection
         # must not be inherited across fork) or starts the progress bar's thread. (A pool started
         # again after a worker died forks from a coordinator that has both: the workers never use
@@ -80,11 +129,17 @@ class DaskCluster:
     one thread per worker process and ``--nworkers`` per core is what makes a cluster fast.
     """
 
-    def __init__(self, bundles: dict[str, AssignmentBundle], address):
+    def __init__(self, bundles: dict[str, AssignmentBundle], address, *, memory_mb: int):
         from distributed import Client
 
         self.client = address if isinstance(address, Client) else Client(address)
         self._own = self.client is not address
+        # The cluster's memory_limit is its owner's, and its nanny samples memory now and then: a
+        # burst of gigabytes arrives in well under a second. Each worker process is bounded as the
+        # local pool's are, now and on every restart (a worker plugin).
+        from .dask_bound import MemoryBound
+
+        self.client.register_plugin(MemoryBound(memory_mb), name=MemoryBound.name)
         # Jobs run one at a time per worker process (job._ONE_AT_A_TIME: nbgrader edits process-wide
         # state), so a worker's extra threads are safe but add no speed: `--nworkers` gives the parallelism.
         self.workers = max(1, len(self.client.nthreads()))
@@ -121,3 +176,4 @@ class DaskCluster:
         """Close our client (the cluster itself belongs to whoever started it)."""
         if self._own:
             self.client.close()
+

@@ -95,7 +95,8 @@ def of_host(exc: BaseException) -> Fault | None:
     """A grader fault when ``exc`` (or its cause) is the grading host running out of a resource."""
     for e in _chain(exc):
         if isinstance(e, MemoryError):
-            return grader("host resource", f"the grading process ran out of memory ({type(e).__name__})")
+            detail = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            return grader("host resource", f"the grading process ran out of memory ({detail})")
         if isinstance(e, OSError) and e.errno in _HOST_ERRNOS:
             return grader("host resource", f"the grading host ran out of a resource: {e}")
     return None

@@ -45,7 +45,8 @@ class NotebookGrades:
     late_penalty: float | None = None
 
 
-def gradebook_rows(db_url: str, course_id: str | None = None) -> dict[tuple[str, str, str], NotebookGrades]:
+def gradebook_rows(db_url: str, course_id: str | None = None,
+                   only: set[tuple[str, str, str]] | None = None) -> dict[tuple[str, str, str], NotebookGrades]:
     """Every submitted notebook of the gradebook: ``{(student, assignment, notebook): NotebookGrades}``.
 
     Parameters
@@ -54,6 +55,8 @@ def gradebook_rows(db_url: str, course_id: str | None = None) -> dict[tuple[str,
         SQLAlchemy URL of nbgrader's gradebook (absolute for SQLite).
     course_id : str, optional
         Only this course's assignments (a gradebook may hold several courses).
+    only : set of (student, assignment, notebook), optional
+        Only these submitted notebooks (a batch's: read in time proportional to it), else all.
 
     Returns
     -------
@@ -67,41 +70,50 @@ def gradebook_rows(db_url: str, course_id: str | None = None) -> dict[tuple[str,
     engine = create_engine(db_url, future=True)
     try:
         with engine.connect() as db:
-            notebooks = _notebooks(db, course_id)
-            _read_grades(db, notebooks)
-            _read_comments(db, notebooks)
+            notebooks = _notebooks(db, course_id, only)
+            _read_grades(db, notebooks, only is not None)
+            _read_comments(db, notebooks, only is not None)
     finally:
         engine.dispose()
     return {k: v for k, (_, v) in notebooks.items()}
 
 
-def _notebooks(db, course_id) -> dict[tuple[str, str, str], tuple[str, NotebookGrades]]:
+def _notebooks(db, course_id, only=None) -> dict[tuple[str, str, str], tuple[str, NotebookGrades]]:
     a, sa, sn, nb = T["assignment"], T["submitted_assignment"], T["submitted_notebook"], T["notebook"]
     query = (select(sn.c.id, sa.c.student_id, a.c.name, nb.c.name, sn.c.late_submission_penalty)
              .join(sa, sa.c.id == sn.c.assignment_id).join(a, a.c.id == sa.c.assignment_id)
              .join(nb, nb.c.id == sn.c.notebook_id))
     if course_id:
         query = query.where(a.c.course_id == course_id)
+    if only is not None:  # the batch's students, then its exact (student, assignment, notebook) below
+        query = query.where(sa.c.student_id.in_(sorted({k[0] for k in only})))
     return {(sid, aname, nbname): (sn_id, NotebookGrades(late_penalty=penalty))
-            for sn_id, sid, aname, nbname, penalty in db.execute(query)}
+            for sn_id, sid, aname, nbname, penalty in db.execute(query)
+            if only is None or (sid, aname, nbname) in only}
 
 
-def _read_grades(db, notebooks) -> None:
+def _of(column, notebooks, query, part: bool):
+    """``query`` restricted to the rows of ``notebooks`` when they are only a part of the gradebook."""
+    return query.where(column.in_(sorted(sn_id for sn_id, _ in notebooks.values()))) if part else query
+
+
+def _read_grades(db, notebooks, part: bool) -> None:
     grade, bc = T["grade"], T["base_cell"]
     by_id = dict(notebooks.values())
-    rows = db.execute(select(grade.c.notebook_id, bc.c.name, grade.c.auto_score, grade.c.manual_score,
-                             grade.c.extra_credit, grade.c.needs_manual_grade)
-                      .join(bc, bc.c.id == grade.c.cell_id))
+    rows = db.execute(_of(grade.c.notebook_id, notebooks, select(
+        grade.c.notebook_id, bc.c.name, grade.c.auto_score, grade.c.manual_score, grade.c.extra_credit,
+        grade.c.needs_manual_grade).join(bc, bc.c.id == grade.c.cell_id), part))
     for sn_id, name, auto, manual, extra, needs in rows:
         if sn_id in by_id:
             by_id[sn_id].cells[name] = CellGrade(auto, manual, extra, bool(needs))
 
 
-def _read_comments(db, notebooks) -> None:
+def _read_comments(db, notebooks, part: bool) -> None:
     comment, bc = T["comment"], T["base_cell"]
     by_id = dict(notebooks.values())
-    rows = db.execute(select(comment.c.notebook_id, bc.c.name, comment.c.manual_comment)
-                      .join(bc, bc.c.id == comment.c.cell_id).where(comment.c.manual_comment.is_not(None)))
+    rows = db.execute(_of(comment.c.notebook_id, notebooks, select(
+        comment.c.notebook_id, bc.c.name, comment.c.manual_comment).join(bc, bc.c.id == comment.c.cell_id)
+        .where(comment.c.manual_comment.is_not(None)), part))
     for sn_id, name, text in rows:
         if sn_id in by_id and str(text).strip():
             by_id[sn_id].comments[name] = str(text)
@@ -142,7 +154,9 @@ def overlay(record: dict, grades: NotebookGrades | None) -> dict:
     return out
 
 
-def overlay_all(records: list[dict], db_url: str, course_id: str | None = None) -> list[dict]:
-    """:func:`overlay` every record with the gradebook at ``db_url`` (one read of the gradebook)."""
-    rows = gradebook_rows(db_url, course_id)
+def overlay_all(records: list[dict], db_url: str, course_id: str | None = None, *, part: bool = False) -> list[dict]:
+    """:func:`overlay` every record with the gradebook at ``db_url`` (one read: of the whole gradebook, or with
+    ``part`` of the records' own rows only, in time proportional to them)."""
+    keys = {(r["student_id"], r["assignment_id"], r["notebook_id"]) for r in records}
+    rows = gradebook_rows(db_url, course_id, keys if part else None)
     return [overlay(r, rows.get((r["student_id"], r["assignment_id"], r["notebook_id"]))) for r in records]

@@ -21,7 +21,7 @@ from .nbconfig import absolute_db_url, alembic_on_path
 from ..feedback import EXCHANGE_FILES
 from ..notebook.rubrics import insert_rubrics
 from .record import lock_not_granted, record_batch
-from .reports import result_record, write_reports
+from .reports import RunReports, result_record, write_reports
 from .state import GradingState
 
 #: The most of a ``timestamp.txt`` that is read (nbgrader writes about 30 bytes).
@@ -308,6 +308,7 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
     bar = tqdm(total=len(todo), unit="nb", desc="grading", disable=not progress, smoothing=0.1)
     ok = False
     try:
+        reports = RunReports(course, course_dir, state.records.values(), state.unrecorded.values())
         with gbk.Gradebook(db_url, course.course_id) as gb:
             try:
                 bar.update(flight.fill())
@@ -316,10 +317,10 @@ def _run(course, course_dir, db_url, bundles, todo, state, summary, workers, sch
                         bar.update(int(flight.settle(future)))
                     bar.update(flight.overdue())
                     if flight.batch_due(BATCH_SIZE):
-                        _commit(gb, course, course_dir, flight.batch, state, summary)
+                        _commit(gb, course, course_dir, flight.batch, state, summary, reports)
                     bar.update(flight.fill())
             finally:  # what has arrived is recorded, after Ctrl-C too
-                _commit(gb, course, course_dir, flight.batch, state, summary)
+                _commit(gb, course, course_dir, flight.batch, state, summary, reports)
         ok = True
     finally:
         bar.close()
@@ -330,9 +331,10 @@ def _executor(course: Course, bundles, jobs: int, workers: int | None, scheduler
     """The Dask cluster at ``scheduler``, else a local pool of ``workers`` (``grading.workers``, or one per core)."""
     from .executors import DaskCluster, LocalPool
 
+    memory_mb = course.grading.worker_memory_mb
     if scheduler is not None:
-        return DaskCluster(bundles, scheduler)
-    return LocalPool(bundles, min(workers or course.grading.workers or os.cpu_count() or 1, jobs))
+        return DaskCluster(bundles, scheduler, memory_mb=memory_mb)
+    return LocalPool(bundles, min(workers or course.grading.workers or os.cpu_count() or 1, jobs), memory_mb=memory_mb)
 
 
 def _write_autograded(course_dir: Path, sub: Submission, result: JobResult) -> None:
@@ -353,7 +355,8 @@ def _write_autograded(course_dir: Path, sub: Submission, result: JobResult) -> N
             (out.parent / name).write_bytes(src.read_bytes())
 
 
-def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], state, summary) -> None:
+def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], state, summary,
+            reports: RunReports) -> None:
     """Record a batch of results (and empty it): gradebook first, then the autograded notebooks, then the state log.
 
     The gradebook takes the whole batch in one transaction (:func:`.record.record_batch`). If
@@ -377,15 +380,16 @@ def _commit(gb, course, course_dir, batch: list[tuple[Submission, JobResult]], s
             return
         for item in list(batch):
             single = [item]
-            _commit(gb, course, course_dir, single, state, summary)
+            _commit(gb, course, course_dir, single, state, summary, reports)
         batch.clear()
         return
     for sub, result in batch:
         _write_autograded(course_dir, sub, result)
-    state.append([result_record(result, penalty) for (_, result), penalty in zip(batch, penalties)])
-    # The reports follow every batch (written atomically), so one read mid-run, or after a
-    # killed run, is as current as the gradebook.
-    write_reports(course, course_dir, list(state.records.values()), unrecorded=list(state.unrecorded.values()))
+    records = [result_record(result, penalty) for (_, result), penalty in zip(batch, penalties)]
+    state.append(records)
+    # The reports follow every batch (written atomically, reading the batch's gradebook rows only), so
+    # one read mid-run, or after a killed run, is as current as the gradebook.
+    reports.update(records, state.unrecorded.values())
     for _, result in batch:
         summary.results.append(result)
         summary.graded += result.status == "graded"

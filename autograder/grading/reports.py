@@ -17,7 +17,7 @@ from ..config import Course, load_course
 from ..report.items import item_analysis
 from .handgrades import overlay_all
 from .nbconfig import absolute_db_url
-from .state import GradingState
+from .state import GradingState, key
 
 
 def result_record(result, late_penalty: float | None = None) -> dict:
@@ -79,31 +79,75 @@ def write_reports(course: Course, course_dir: str | Path, records: list[dict],
     (Path, Path)
         The paths of grades.csv and results.json.
     """
-    course_dir = Path(course_dir)
-    out = course_dir / "reports"
-    out.mkdir(parents=True, exist_ok=True)
-    records = sorted(records, key=lambda r: (r["student_id"], r["assignment_id"], r["notebook_id"]))
-    if gradebook:
-        records = overlay_all(records, absolute_db_url(course.grading.db_url, course_dir), course.course_id)
-    _atomic_write(out / "results.json", json.dumps({
-        "course_id": course.course_id, "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
-        "seed_policy": "fresh per run", "missing_policy": MISSING_POLICY, "submissions": records,
-        "item_analysis": [row.record() for row in item_analysis(records)],
-        "not_recorded": sorted(unrecorded, key=lambda r: (r["student_id"], r["assignment_id"], r["notebook_id"]))},
-        indent=1))
-    path = out / "grades.csv"
-    tmp = path.with_suffix(".csv.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        ids = [a.id for a in course.assignments]
-        writer.writerow(["student_id", *ids, "total", "not_submitted", "needs_manual_grading", "flags"])
-        for row in grade_rows(course, course_dir, records, unrecorded):
-            writer.writerow([spreadsheet_safe(row["student_id"]),
-                             *("" if row[a] is None else f"{row[a]:g}" for a in ids), f"{row['total']:g}",
-                             " ".join(row["not_submitted"]), row["needs_manual_grading"],
-                             spreadsheet_safe("; ".join(row["flags"]))])
-    os.replace(tmp, path)
-    return path, out / "results.json"
+    return RunReports(course, course_dir, records, unrecorded, gradebook).write()
+
+
+class RunReports:
+    """The reports of one grading run, kept current after every batch at the batch's cost.
+
+    The gradebook is read whole once, when the run starts; after each batch only the rows of the
+    batch's submissions are read (:meth:`update`). The files are written from the overlaid records
+    kept here: byte for byte what :func:`write_reports` writes from the same log and gradebook
+    (``tests/grading/test_batches.py``). A hand grade given in formgrader during the run, on a
+    submission the run does not regrade, shows in the full rewrite at the run's end.
+    """
+
+    def __init__(self, course: Course, course_dir: str | Path, records, unrecorded=(), gradebook: bool = True):
+        self.course, self.course_dir, self.gradebook = course, Path(course_dir), gradebook
+        self._url = absolute_db_url(course.grading.db_url, self.course_dir)
+        records = list(records)
+        self.records = {key(r): r for r in (overlay_all(records, self._url, course.course_id) if gradebook
+                                            else records)}
+        self.unrecorded = list(unrecorded)
+        self._json: dict[tuple, str] = {}  # each record's lines of results.json (a record is dumped once)
+
+    def update(self, records: list[dict], unrecorded) -> tuple[Path, Path]:
+        """Take the batch's ``records`` (overlaid with their own gradebook rows) and ``unrecorded``; write."""
+        # as the grading log holds them (GradingState.append: sorted keys), which is what a full rewrite reads
+        records = [json.loads(json.dumps(r, sort_keys=True)) for r in records]
+        if self.gradebook:
+            records = overlay_all(records, self._url, self.course.course_id, part=True)
+        for r in records:
+            self.records[key(r)] = r
+            self._json.pop(key(r), None)
+        self.unrecorded = list(unrecorded)
+        return self.write()
+
+    def write(self) -> tuple[Path, Path]:
+        """Write grades.csv and results.json from the records as they are here."""
+        out = self.course_dir / "reports"
+        out.mkdir(parents=True, exist_ok=True)
+        ordered = [self.records[k] for k in sorted(self.records)]
+        _atomic_write(out / "results.json", self._results_json(ordered))
+        path = out / "grades.csv"
+        tmp = path.with_suffix(".csv.tmp")
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            ids = [a.id for a in self.course.assignments]
+            writer.writerow(["student_id", *ids, "total", "not_submitted", "needs_manual_grading", "flags"])
+            for row in grade_rows(self.course, self.course_dir, ordered, self.unrecorded):
+                writer.writerow([spreadsheet_safe(row["student_id"]),
+                                 *("" if row[a] is None else f"{row[a]:g}" for a in ids), f"{row['total']:g}",
+                                 " ".join(row["not_submitted"]), row["needs_manual_grading"],
+                                 spreadsheet_safe("; ".join(row["flags"]))])
+        os.replace(tmp, path)
+        return path, out / "results.json"
+
+    def _results_json(self, ordered: list[dict]) -> str:
+        """``json.dumps(report, indent=1)``, with each record's text kept from the batch that changed it."""
+        head = json.dumps({
+            "course_id": self.course.course_id, "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(),
+            "seed_policy": "fresh per run", "missing_policy": MISSING_POLICY, "submissions": [],
+            "item_analysis": [row.record() for row in item_analysis(ordered)],
+            "not_recorded": sorted(self.unrecorded, key=key)}, indent=1)
+        if not ordered:
+            return head
+        for r in ordered:
+            if key(r) not in self._json:  # at depth 2 of the report: its lines indented two more
+                self._json[key(r)] = "  " + json.dumps(r, indent=1).replace("\n", "\n  ")
+        marker = '"submissions": []'
+        return head.replace(marker, '"submissions": [\n' + ",\n".join(self._json[key(r)] for r in ordered)
+                            + "\n ]", 1)
 
 
 def net_score(record: dict) -> float:

@@ -82,6 +82,7 @@ class TimedExecute(Execute):
         try:
             return super().preprocess(nb, resources, km)
         finally:
+            self._close_watch()
             clock.mark("exec_end")
 
     async def async_start_new_kernel(self, **kwargs):
@@ -112,7 +113,9 @@ class TimedExecute(Execute):
         """
         for attempt in range(1, self.kernel_start_attempts + 1):
             try:
-                return await super().async_start_new_kernel_client()
+                client = await super().async_start_new_kernel_client()
+                self._watch_output(client)
+                return client
             except Exception as exc:
                 if attempt == self.kernel_start_attempts or clock.expired:
                     raise
@@ -122,6 +125,44 @@ class TimedExecute(Execute):
             await self.async_start_new_kernel(**self._kernel_kwargs)
 
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    def _watch_output(self, client) -> None:
+        """Watch the connection to the kernel's output (IOPub) for a drop (see :meth:`_output_lost`)."""
+        import zmq
+
+        self._close_watch()
+        monitor = client.iopub_channel.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        # a plain socket on the same one: polled between cells, outside nbclient's event loop
+        self._watch = (client.iopub_channel.socket, monitor, zmq.Socket.shadow(monitor.underlying))
+
+    def _close_watch(self) -> None:
+        socket, monitor, _ = getattr(self, "_watch", None) or (None, None, None)
+        self._watch = None
+        if monitor is not None:
+            try:
+                socket.disable_monitor()
+            except Exception:  # noqa: BLE001 - the client already closed its socket
+                pass
+            monitor.close(linger=0)
+
+    def _output_lost(self) -> bool:
+        """Whether ZeroMQ dropped the connection to the kernel's output since the kernel was ready.
+
+        It does when a message would take more memory than the worker may use (grading.worker_memory_mb,
+        :func:`.executors.bound_memory`): its receiving thread's allocation fails, and the message goes,
+        with whatever the kernel sends until it reconnects. nbgrader would then score cells whose
+        outputs never arrived (an error output lost is a test passed), so the cell fails as the grader's.
+        """
+        watch = getattr(self, "_watch", None)
+        if not watch or not watch[2].poll(0):
+            return False
+        # a kernel that died (its CPU limit, its own exit) drops the connection too: that is not this
+        return bool(run_sync(self._kernel_alive)())
+
+    async def _kernel_alive(self) -> bool:
+        from jupyter_core.utils import ensure_async
+
+        return await ensure_async(self.km.is_alive())
 
     def output(self, outs, msg, display_id, cell_index):
         """Keep an output while the notebook's outputs stay under ``kernel_output_bytes`` (see nbclient)."""
@@ -172,7 +213,7 @@ class TimedExecute(Execute):
         """
         self._cell_timed_out = False
         try:
-            return super().preprocess_cell(cell, resources, index)
+            result = super().preprocess_cell(cell, resources, index)
         except Exception as exc:
             from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -180,15 +221,29 @@ class TimedExecute(Execute):
             if isinstance(exc, DeadKernelError) or of_host(exc) is not None or clock.expired:
                 raise
             if isinstance(exc, CellTimeoutError) and not self._cell_timed_out:
+                if self._output_lost():  # why the IOPub messages never came
+                    raise OutputLost(index) from exc
                 raise
             raise StudentKernelError(index, self.timeout, exc) from exc
         finally:
             clock.mark("cells_done")
+        if self._output_lost():
+            raise OutputLost(index)
+        return result
 
     async def _async_handle_timeout(self, timeout, cell=None):
         """The cell ran past its time: noted, since a kernel that then ignores the interrupt is the student's."""
         self._cell_timed_out = True
         return await super()._async_handle_timeout(timeout, cell)
+
+
+class OutputLost(MemoryError):
+    """The kernel's output stopped arriving while cell ``index`` ran: a message beyond the worker's memory bound."""
+
+    def __init__(self, index: int):
+        self.index = index
+        super().__init__(f"the kernel's output was lost while notebook cell {index} ran: it sent more than a "
+                         f"grading worker may hold (grading.worker_memory_mb), or the host ran short of memory")
 
 
 class StudentKernelError(RuntimeError):

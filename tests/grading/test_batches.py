@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import time
 import sqlite3
 from concurrent.futures import Future
@@ -18,6 +19,8 @@ from autograder import api
 from autograder.grading import executors, pipeline
 from autograder.grading.faults import GraderFault
 from autograder.grading.job import JobResult
+from autograder.grading.minicourse import ASSIGNMENT
+from autograder.grading.reports import RunReports, refresh_reports
 
 from .conftest import N_STUDENTS, copy_course
 
@@ -27,7 +30,7 @@ class FakePool:
 
     interrupt_at: int | None = None  # raise KeyboardInterrupt at this call of wait_any
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         self.workers, self.waits = 1, 0
 
     def submit(self, assignment_id, job):
@@ -104,17 +107,80 @@ def test_results_json_is_current_after_every_batch(course, monkeypatch):
     monkeypatch.setattr(pipeline, "BATCH_SIZE", 3)
     monkeypatch.setattr(pipeline, "BATCH_SECONDS", 3600.0)
     seen = []
-    real = pipeline.write_reports
+    real = RunReports.write
 
-    def spy(course_, course_dir, records, **kwargs):
-        seen.append(len(records))
-        return real(course_, course_dir, records, **kwargs)
+    def spy(self):
+        written = real(self)
+        seen.append(len(json.loads(written[1].read_text())["submissions"]))
+        return written
 
-    monkeypatch.setattr(pipeline, "write_reports", spy)
+    monkeypatch.setattr(RunReports, "write", spy)
     api.grade(root, progress=False, verify=False)
     assert seen[:2] == [3, N_STUDENTS]  # one write per batch, each with everything recorded so far
     report = json.loads((root / "reports" / "results.json").read_text())
     assert len(report["submissions"]) == N_STUDENTS
+
+
+class CellPool(FakePool):
+    """A FakePool whose results score the mini notebook's cells (``square_two`` failed for every other student)."""
+
+    def submit(self, assignment_id, job):
+        future = Future()
+        ok = int(job.student_id[1:]) % 2 == 0
+        cells = [{"grade_id": "square_two", "max_score": 1.0, "score": float(ok), "nbgrader_score": float(ok),
+                  "manual": False, "message": None if ok else "wrong"},
+                 {"grade_id": "square_hidden", "max_score": 2.0, "score": 2.0, "nbgrader_score": 2.0,
+                  "manual": False, "message": None},
+                 {"grade_id": "why", "max_score": 1.0, "score": 0.0, "nbgrader_score": None, "manual": True,
+                  "message": None}]
+        future.set_result(JobResult(job.student_id, assignment_id, job.notebook_id, job.sha256, "graded", None,
+                                    cells, {}, None))
+        return future
+
+
+def _without_time(data: bytes) -> bytes:
+    return re.sub(rb'"generated_at": "[^"]*"', b'"generated_at": ""', data)
+
+
+def test_a_run_s_reports_after_each_batch_are_the_full_rewrite_s(course, monkeypatch):
+    """The reports after a batch read only the batch's gradebook rows (issue 20: the whole gradebook was read
+    after every batch): after every batch they are byte for byte what ``autograder report`` writes then, hand
+    grades of submissions outside the batch and a grader error of an earlier run included."""
+    root, _ = course
+    monkeypatch.setattr(executors, "LocalPool", CellPool)
+    api.grade(root, progress=False, verify=False)
+    con = sqlite3.connect(root / "gradebook.db")  # formgrader: s03's written answer graded, with a comment
+    con.execute("""UPDATE grade SET manual_score = 1.0 WHERE cell_id IN (SELECT id FROM base_cell WHERE name = 'why')
+                   AND notebook_id IN (SELECT sn.id FROM submitted_notebook sn JOIN submitted_assignment sa
+                   ON sn.assignment_id = sa.id WHERE sa.student_id = 's03')""")
+    con.execute("""UPDATE comment SET manual_comment = 'Well argued.' WHERE notebook_id IN (SELECT sn.id FROM
+                   submitted_notebook sn JOIN submitted_assignment sa ON sn.assignment_id = sa.id
+                   WHERE sa.student_id = 's03')""")
+    con.commit()
+    con.close()
+    (root / "reports" / ".not-recorded.json").write_text(json.dumps([{
+        "student_id": "s09", "assignment_id": ASSIGNMENT, "notebook_id": ASSIGNMENT, "path": "x", "cause": "worker died",
+        "message": "m", "attempts": 3}]))
+    monkeypatch.setattr(pipeline, "BATCH_SIZE", 3)
+    monkeypatch.setattr(pipeline, "BATCH_SECONDS", 3600.0)
+    pairs = []
+    real = RunReports.update
+
+    def compare(self, records, unrecorded):
+        csv_path, json_path = real(self, records, unrecorded)
+        incremental = csv_path.read_bytes(), _without_time(json_path.read_bytes())
+        refresh_reports(root)
+        pairs.append((incremental, (csv_path.read_bytes(), _without_time(json_path.read_bytes()))))
+        return csv_path, json_path
+
+    monkeypatch.setattr(RunReports, "update", compare)
+    api.grade(root, progress=False, verify=False, force=True)
+    assert len(pairs) == 2
+    for incremental, full in pairs:
+        assert incremental == full
+    s03 = next(r for r in json.loads(pairs[0][0][1])["submissions"] if r["student_id"] == "s03")
+    assert s03["hand_graded"] == 1.0  # not in the first batch: the run's one full read gave it
+    assert b"s09" in pairs[0][0][1] and b"not graded (grader error)" in pairs[0][0][0]
 
 
 class CrashPool(FakePool):
@@ -123,7 +189,7 @@ class CrashPool(FakePool):
 
     culprit = "s01"
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         super().__init__(bundles, workers)
         self.workers, self.live, self.alone = 2, [], []
 
@@ -168,7 +234,7 @@ class FaultyPool(FakePool):
 
     student, times, cause = "s02", 1, "kernel start"
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         super().__init__(bundles, workers)
         self.tries = 0
 
@@ -238,7 +304,7 @@ class HangPool(FakePool):
 
     student, hangs = "s02", 1
 
-    def __init__(self, bundles, workers=None):
+    def __init__(self, bundles, workers=None, memory_mb=None):
         super().__init__(bundles, workers)
         self.tries, self.stopped = 0, []
 
@@ -267,7 +333,7 @@ def test_a_job_that_never_comes_back_is_stopped_as_the_grader_s_fault(course, mo
     root, _ = course
     pools = []
     monkeypatch.setattr(HangPool, "hangs", hangs)
-    monkeypatch.setattr(executors, "LocalPool", lambda b, w=None: pools.append(HangPool(b, w)) or pools[-1])
+    monkeypatch.setattr(executors, "LocalPool", lambda b, w=None, memory_mb=None: pools.append(HangPool(b, w)) or pools[-1])
     monkeypatch.setattr(pipeline, "job_seconds", lambda course: 0.3)
     summary = api.grade(root, progress=False, verify=False)
     if hangs == 1:
@@ -288,7 +354,7 @@ def _sleepy(bundle, job):
 
 def test_a_hung_job_in_the_local_pool_is_stopped_and_the_pool_replaced(monkeypatch):
     monkeypatch.setattr(executors, "grade_job", _sleepy)
-    pool = executors.LocalPool({"a": None}, workers=2)
+    pool = executors.LocalPool({"a": None}, workers=2, memory_mb=1024)
     try:
         hung, other = pool.submit("a", "hang"), pool.submit("a", "x")
         assert other.result(timeout=60) == "x"

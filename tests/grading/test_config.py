@@ -116,3 +116,13 @@ def test_notebook_points_count_only_graded_cells(tmp_path):
     (tmp_path / "solutions" / "a").mkdir(parents=True)
     (tmp_path / "solutions" / "a" / "a.ipynb").write_text(json.dumps(nb))
     assert points_in_notebooks(tmp_path) == {"a": 2.0}
+
+
+@pytest.mark.parametrize("value", ["0", "200", "lots"])
+def test_a_worker_memory_bound_below_what_a_worker_needs_is_refused(value):
+    text = COURSE_YML + f"  worker_memory_mb: {value}\n"
+    with pytest.raises(CourseConfigError) as err:
+        parse_course(text)
+    line = text.splitlines().index(f"  worker_memory_mb: {value}") + 1
+    assert f"grading.worker_memory_mb (course.yml line {line}):" in str(err.value)
+    assert parse_course(COURSE_YML + "  worker_memory_mb: 300\n").grading.worker_memory_mb == 300

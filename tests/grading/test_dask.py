@@ -55,7 +55,7 @@ def test_a_hung_job_on_a_dask_worker_is_stopped_and_the_worker_restarted():
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=50) as cluster, Client(cluster) as client:
-        executor = DaskCluster({}, client)
+        executor = DaskCluster({}, client, memory_mb=1024)
         hung = client.submit(time.sleep, 600, pure=False)
         deadline = time.monotonic() + 60
         while not any(client.processing().values()) and time.monotonic() < deadline:
@@ -63,3 +63,23 @@ def test_a_hung_job_on_a_dask_worker_is_stopped_and_the_worker_restarted():
         executor.stop(hung)
         assert hung.cancelled()
         assert client.submit(sum, [1, 2, 3], pure=False).result(timeout=120) == 6
+
+
+def test_every_dask_worker_is_bounded_as_the_pool_s_are():
+    """grading.worker_memory_mb on a cluster: a worker plugin sets each worker process's soft RLIMIT_AS."""
+    import resource
+
+    from distributed import Client, LocalCluster
+
+    from autograder.grading import executors
+    from autograder.grading.executors import DaskCluster
+
+    def limits():
+        return resource.getrlimit(resource.RLIMIT_AS)[0], executors._address_space()
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=50) as cluster, Client(cluster) as client:
+        assert {soft for soft, _ in client.run(limits).values()} == {resource.RLIM_INFINITY}
+        DaskCluster({}, client, memory_mb=256)
+        bounded = client.run(limits)
+    assert len(bounded) == 2 and all(now < soft <= now + (256 << 20) for soft, now in bounded.values())
