@@ -101,7 +101,7 @@ def test_a_grader_measured_misconception_is_proven_where_it_is_measured(misconce
 
 def test_report_named_vague_wrong(capsys, graded):
     """The report line of issue 14 (see also benchmarks/fairness.py): diagnoses over the catalogue."""
-    counts = {"named": 0, "vague": 0, "wrong": 0}
+    counts = {"named": 0, "vague": 0, "wrong": 0, "missed": 0}
     for variant in WRONG:
         counts[classify(variant, graded[variant.name][TEST_SEED])] += 1
     with capsys.disabled():
