@@ -340,3 +340,27 @@ def leading_weight(width, scaled=True):
 '''}, misconception="leading_weight.ignores_flag",
         source="issue 24: an ignored flag together with a wrong divisor (lucidrains/vit-pytorch issue #65)"),
 ]
+
+# ---------------------------------------------------------------- issue 24: probes that tell the causes apart
+VARIANTS += [
+    Variant("jacobian_inner_product", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.diag(p) - p @ p  # p . p (a number) where the outer product p p^T belongs
+'''}, misconception="softmax_jacobian.inner_not_outer",
+        source='p @ p of two 1-D arrays is their inner product, a number, not the outer product (numpy docs, numpy.matmul and numpy.outer)'),
+    Variant("jacobian_off_diagonal_positive", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    J = np.outer(p, p)  # off-diagonal p_i p_j: the minus sign is lost
+    np.fill_diagonal(J, p * (1 - p))
+    return J
+'''}, misconception="softmax_jacobian.off_diagonal_sign",
+        source="the sign of the off-diagonal terms, -p_i p_j (Eli Bendersky, 'The Softmax function and its derivative')"),
+    Variant("jacobian_no_diag", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return -np.outer(p, p)  # diag(p) forgotten
+'''}, misconception="softmax_jacobian.no_diag",
+        source='the softmax Jacobian diag(p) - p p^T with its first term forgotten (Bendersky, as above)'),
+]

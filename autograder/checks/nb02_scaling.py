@@ -32,6 +32,9 @@ MISCONCEPTIONS = {
     "softmax_jacobian.sign": "p p^T - diag(p): the sign of the Jacobian is flipped",
     "softmax_jacobian.diagonal_only": "only the diagonal p_i (1 - p_i); the off-diagonal -p_i p_j are missing",
     "softmax_jacobian.no_outer": "diag(p) without subtracting the outer product p p^T",
+    "softmax_jacobian.inner_not_outer": "subtracts the number p . p instead of the outer product p p^T",
+    "softmax_jacobian.off_diagonal_sign": "off-diagonal entries +p_i p_j instead of -p_i p_j",
+    "softmax_jacobian.no_diag": "-p p^T without the diag(p)",
     "attention.softmax_wrong_axis": "softmax over the query axis instead of the key axis",
     "attention.k_not_transposed": "Q @ K without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
@@ -264,19 +267,49 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- softmax_jacobian
-def _judge_jacobian(call, outcome):
-    p = call.args[0]
-    J = expect.array(outcome, call, "your Jacobian")
-    n = p.shape[0]
-    expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
-    expect.close(J, ref.softmax_jacobian(p), "your Jacobian", diagnoses=[
-        (np.outer(p, p) - np.diag(p), "softmax_jacobian.sign",
+def _jacobian_diagnoses(p):
+    outer = np.outer(p, p)
+    off_positive = outer.copy()
+    np.fill_diagonal(off_positive, p * (1 - p))
+    return [
+        (outer - np.diag(p), "softmax_jacobian.sign",
          "your Jacobian has the opposite sign: d p_i / d x_i = p_i (1 - p_i) is positive."),
         (np.diag(p * (1 - p)), "softmax_jacobian.diagonal_only",
          "your diagonal is right but the off-diagonal entries are 0: raising score j lowers every other "
          "weight, d p_i / d x_j = -p_i p_j."),
         (np.diag(p), "softmax_jacobian.no_outer", "you returned diag(p): subtract the outer product p p^T."),
-    ], generic="does not match diag(p) - p p^T.")
+        (np.diag(p) - p @ p, "softmax_jacobian.inner_not_outer",
+         "you subtracted the number p . p from every entry; subtract the outer product p p^T (np.outer), whose entry "
+         "(i, j) is p_i p_j."),
+        (off_positive, "softmax_jacobian.off_diagonal_sign",
+         "your diagonal is right but the off-diagonal entries have the wrong sign: raising score j lowers every "
+         "other weight, d p_i / d x_j = -p_i p_j."),
+        (-outer, "softmax_jacobian.no_diag", "you returned -p p^T: add diag(p), the p_i on the diagonal."),
+    ]
+
+
+def _jacobian_part(J, want) -> str:
+    """Which part of the Jacobian is off, in words (the diagonal, the off-diagonal entries, or both)."""
+    n = want.shape[0]
+    rtol, atol = expect.tolerances(np.float64)
+    off = ~np.eye(n, dtype=bool)
+    diagonal_ok = expect.allclose(np.diag(J), np.diag(want), rtol, atol)
+    off_ok = expect.allclose(J[off], want[off], rtol, atol)
+    if diagonal_ok and not off_ok:
+        return "its diagonal is right but the off-diagonal entries are not: d p_i / d x_j = -p_i p_j for i != j."
+    if off_ok and not diagonal_ok:
+        return "its off-diagonal entries are right but the diagonal is not: d p_i / d x_i = p_i (1 - p_i)."
+    return "neither its diagonal, p_i (1 - p_i), nor its off-diagonal entries, -p_i p_j, match diag(p) - p p^T."
+
+
+def _judge_jacobian(call, outcome):
+    p = call.args[0]
+    J = expect.array(outcome, call, "your Jacobian")
+    n = p.shape[0]
+    expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
+    want = ref.softmax_jacobian(p)
+    expect.close(J, want, "your Jacobian", diagnoses=_jacobian_diagnoses(p),
+                 generic=f"does not match diag(p) - p p^T at p of length {n}: {_jacobian_part(J, want)}")
 
 
 @checks.add("softmax_jacobian", "matches_reference",
@@ -324,8 +357,7 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, judge_attention)
 
 
-@checks.add("scaled_dot_product_attention", "large_scores",
-            "large scores (1e3 and beyond) without overflow; queries whose scores lie 1,100 apart",
+@checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
             calls=lambda rng: [Call("scaled_dot_product_attention", large_scores_qkv(rng, 3, 5, 4, 2, offset=900.0)),
                                Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0)),
                                Call("scaled_dot_product_attention", underflow_probe(rng))])
