@@ -91,7 +91,8 @@ def shifted_softmax_candidates(scores, mask=None):
     """``(weights, misconception, message)`` of softmaxes shifted by a maximum other than each row's own over
     its allowed keys: equal to the softmax unless a row's allowed scores lie far below that maximum, where
     every exponential of the row underflows to 0 and the row is 0/0 (left NaN, or guarded to zeros, both
-    written), or falls back to the weights of the unmasked scores."""
+    written), or falls back to the weights of the unmasked scores. A shift that empties no row with an allowed
+    key gives nothing: a row with no allowed key at all is the fully-masked-row checks' to judge."""
     allowed = scores if mask is None else ref.apply_mask(scores, mask)
     whole = ("a query whose scores all lie far below the largest score of the whole array got {how} weights: you "
              "subtracted one maximum for every query at once, so each exp of that query underflows to 0. Subtract "
@@ -104,10 +105,13 @@ def shifted_softmax_candidates(scores, mask=None):
                           "allowed exp underflows to 0. Subtract the maximum of the masked scores (hidden keys at "
                           "-inf), as the given `softmax` does when it gets them."))
         shifts.append((np.max(allowed), "softmax.global_max", whole))
+    has_allowed = np.isfinite(allowed).any(axis=-1, keepdims=True)
     with np.errstate(all="ignore"):
         for shift, misconception, message in shifts:
             e = np.exp(allowed - shift)
             total = e.sum(axis=-1, keepdims=True)
+            if not ((total == 0) & has_allowed).any():
+                continue  # the shift empties no row that has an allowed key: the softmax's own answer
             yield e / total, misconception, message.format(how="NaN")
             yield np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0), misconception, message.format(how="zero")
             if misconception == "mask.max_over_masked_keys":
