@@ -71,30 +71,36 @@ def _variance_band(d_k: int, n: int) -> float:
 
 
 #: Probes read only to tell the "about 1" mistakes apart (never graded): one sample of d_k = 64 (the
-#: variance of one number is 0, that of its 64 products is not), and one seed at two widths (draws that
-#: ignore d_k give the same number at both).
-VARIANCE_PROBES = ((64, 1, 101), (16, 500, 202), (64, 500, 202))
+#: variance of one number is 0, that of its 64 products is not) and d_k = 0 (the raw score of empty
+#: vectors is 0; draws that ignore d_k still give about 1; a division by sqrt(d_k) or d_k gives 0/0). Each
+#: gives a correct answer one exact value whatever its stream, as the kit's comparison needs.
+VARIANCE_PROBES = ((64, 1, 101), (0, 20_000, 202))
+
+
+def _probe_value(outcome) -> float | None:
+    if outcome.error is not None:
+        return math.nan if outcome.error.startswith("ZeroDivisionError") else None
+    try:
+        return float(np.asarray(outcome.value, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        return None
 
 
 def _about_one(outcomes) -> tuple[str, str] | None:
     """``(misconception, what it is)`` of an answer near 1 at every width, from the probes; None when they
     do not identify one (a probe raised or returned something else)."""
-    try:
-        one, narrow, wide = (float(np.asarray(o.value).reshape(())) if o.error is None else None for o in outcomes)
-    except (TypeError, ValueError):
-        return None
-    if one is None or narrow is None or wide is None:
+    one, empty = (_probe_value(o) for o in outcomes)
+    if one is None or empty is None:
         return None
     if math.isfinite(one) and one > 1e-9:
         return ("score_variance.no_sum", "the variance of the single products q_i k_i, pooled: with one sample of "
                                          "d_k = 64 your answer is the spread of its 64 products, not 0")
-    if narrow == wide:
-        return ("score_variance.no_sum", "the variance of one product per sample: the same seed gives the same "
-                                         "answer at d_k = 16 and 64, so your samples never have d_k entries")
-    if not math.isfinite(one) or abs(one) <= 1e-9:
-        return ("score_variance.scaled_scores", "the variance of one number per sample that depends on d_k and is "
-                                                "about 1: the scores divided by sqrt(d_k) (or their variance divided "
-                                                "by d_k)")
+    if math.isfinite(empty) and abs(empty - 1.0) < 0.1:
+        return ("score_variance.no_sum", "the variance of one product per sample: at d_k = 0 your answer is still "
+                                         "about 1, so your samples never have d_k entries")
+    if not math.isfinite(empty):
+        return ("score_variance.scaled_scores", "the variance of the scores divided by sqrt(d_k) (or of the raw ones "
+                                                "divided by d_k): at d_k = 0 your answer divides 0 by 0")
     return None
 
 
