@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
+import importlib.util
 from collections import defaultdict
 from pathlib import Path
 
@@ -65,9 +67,11 @@ def grade_over_seeds(variant: Variant, seeds) -> dict[int, list[Verdict]]:
 
 def classify(variant: Variant, verdicts: list[Verdict]) -> str:
     """A wrong answer's diagnosis on one seed: ``named`` (a failing check of its task names its
-    misconception, none names another), ``vague`` (generic messages only) or ``wrong`` (some failing
-    check names a different specific misconception)."""
+    misconception, none names another), ``vague`` (generic messages only), ``wrong`` (some failing
+    check names a different specific misconception) or ``missed`` (no check of its task fails)."""
     failed = [v for v in verdicts if not v.passed]
+    if not [v for v in failed if v.task == variant.task]:
+        return "missed"
     if {v.misconception for v in failed} - set(GENERIC_MISCONCEPTIONS) - {variant.misconception}:
         return "wrong"
     return "named" if variant.misconception in {v.misconception for v in failed if v.task == variant.task} else "vague"
@@ -86,3 +90,37 @@ def unstable(graded: dict[int, list[Verdict]]) -> list[str]:
         for v in verdicts:
             seen[v.grade_id].add(v.passed)
     return sorted(g for g, passed in seen.items() if len(passed) > 1)
+
+
+def load_variants(spec: str) -> list[Variant]:
+    """The ``VARIANTS`` list of a python file (``held_out.py``) or of an importable module
+    (``package.held_out``): a set of answers measured alone, such as one written without reading the checks.
+
+    Raises ``ValueError`` naming ``spec`` when it is neither, defines no ``VARIANTS`` list, or holds
+    something else than :class:`Variant` objects of assignments the course grades.
+    """
+    from ..checks import TASKS
+
+    path = Path(spec)
+    if path.suffix == ".py":
+        if not path.is_file():
+            raise ValueError(f"--variants {spec}: no such python file")
+        module_spec = importlib.util.spec_from_file_location(f"_variants_{path.stem}", path)
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(spec)
+        except ImportError as error:
+            raise ValueError(f"--variants {spec}: neither a .py file nor an importable module ({error})") from None
+    variants = getattr(module, "VARIANTS", None)
+    if not isinstance(variants, list) or not variants:
+        raise ValueError(f"--variants {spec}: expected a non-empty list VARIANTS = [Variant(...), ...]")
+    for variant in variants:
+        if not isinstance(variant, Variant):
+            raise ValueError(f"--variants {spec}: expected Variant objects (autograder.catalogue.Variant), "
+                             f"got {type(variant).__name__}")
+        if variant.task not in TASKS.get(variant.assignment, ()):
+            raise ValueError(f"--variants {spec}: variant {variant.name!r} names task {variant.task!r} of "
+                             f"{variant.assignment!r}, which the course does not grade")
+    return variants

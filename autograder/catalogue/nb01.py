@@ -213,3 +213,41 @@ def softmax(x, axis=-1):
     return np.moveaxis(z, -1, axis)
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- issue 24: probes that tell the causes apart
+VARIANTS += [
+    Variant("dot_product_of_sums", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    return float(np.sum(q) * np.sum(k))  # sums first, then one product
+'''}, misconception="dot_product.product_of_sums",
+        source="the definition of the dot product as a sum of products of matching entries (Wikipedia, 'Dot product'); (sum q)(sum k) is the sum of every q_i k_j"),
+    Variant("dot_product_cosine", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    return float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k)))  # the cosine similarity
+'''}, misconception="dot_product.cosine",
+        source="cosine similarity (q . k / |q||k|) is a different score from the dot product of Vaswani et al. 2017 eq. 1 (Wikipedia, 'Cosine similarity')"),
+    Variant("dot_product_mean", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    return float(np.mean(np.asarray(q) * np.asarray(k)))  # average of the products
+'''}, misconception="dot_product.mean",
+        source='np.mean versus np.sum of the products (numpy docs, numpy.mean); the dot product sums them'),
+    Variant("dot_product_adds", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    return float(np.sum(np.asarray(q) + np.asarray(k)))  # matching entries added, not multiplied
+'''}, misconception="dot_product.adds_entries",
+        source="the dot product multiplies matching entries (Wikipedia, 'Dot product'); adding them is a first-week slip"),
+    Variant("dot_product_lengths", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    return float(np.linalg.norm(q) * np.linalg.norm(k))  # |q| |k|, the angle left out
+'''}, misconception="dot_product.norms",
+        source="the geometric form q . k = |q| |k| cos(theta) (Wikipedia, 'Dot product') with the cosine dropped"),
+    Variant("dot_product_skips_last", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    total = 0.0
+    for i in range(len(q) - 1):  # off by one: the last pair is never added
+        total += q[i] * k[i]
+    return float(total)
+'''}, misconception="dot_product.skips_entry",
+        source="an off-by-one range(len(q) - 1) loop (Python tutorial, 'The range() Function': the stop value is excluded)"),
+]

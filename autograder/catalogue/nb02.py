@@ -229,7 +229,7 @@ def score_variance(d_k, n_samples=100_000, rng=None):
     q = rng.standard_normal((n_samples, d_k))
     k = rng.standard_normal((n_samples, d_k))
     return float(np.var(np.sum(q * k, axis=-1) / np.sqrt(d_k)))  # the scaled scores: variance 1
-'''}, misconception="score_variance.no_sum",
+'''}, misconception="score_variance.scaled_scores",
         source="the variance of the scaled scores (1) reported for the raw ones (d_k), Vaswani et al. 2017 footnote 4"),
     Variant("leading_weight_divides_by_width", A, "leading_weight", {"leading_weight": '''
 def leading_weight(width, scaled=True):
@@ -289,4 +289,78 @@ def leading_weight(width, scaled=True):
     e = np.exp(scores - scores.max())
     return float(e[0] / e.sum())
 '''}, correct=True),
+]
+
+# ---------------------------------------------------------------- issue 24: one maximum for the whole array
+VARIANTS += [
+    Variant("sdpa_own_softmax_global_max", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    scores = scale_scores(attention_scores(Q, K), Q.shape[-1])
+    e = np.exp(scores - scores.max())  # the largest score of every query at once
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weighted_average(weights, V), weights
+'''}, misconception="softmax.global_max",
+        source="the Stack Overflow softmax thread's np.max(x) over the whole array (notebook 01's softmax.global_max), "
+               "written again inside attention: full marks in 02 before the probe (issue 24)"),
+]
+
+# ---------------------------------------------------------------- issue 24: diagnoses the signature identifies
+VARIANTS += [
+    Variant("variance_one_product_per_sample", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    q = rng.standard_normal(n_samples)  # one entry per vector: d_k never used
+    k = rng.standard_normal(n_samples)
+    return float(np.var(q * k))
+'''}, misconception="score_variance.no_sum",
+        source="the footnote of 'Attention Is All You Need' (§3.2.1): q·k is a sum of d_k products; drawing one "
+               "product per sample gives the per-term variance 1 at every width"),
+    Variant("variance_divided_by_d_k", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    rng = np.random.default_rng(rng)
+    dots = np.einsum("nd,nd->n", rng.standard_normal((n_samples, d_k)), rng.standard_normal((n_samples, d_k)))
+    return float(dots.var() / d_k)  # "per dimension": the variance of the scaled scores
+'''}, misconception="score_variance.scaled_scores",
+        source="Vaswani et al. 2017, footnote 4 (the raw score has variance d_k; after the division by sqrt(d_k) it "
+               "is 1): the normalised variance reported for the raw one"),
+    Variant("leading_weight_always_unscaled", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    if scaled == "True":  # a string never equals the bool True: the scores are never divided
+        raw = raw / math.sqrt(width)
+    return float(softmax(raw).max())
+'''}, misconception="leading_weight.ignores_flag",
+        source="issue 24: a flag ignored the other way (never scaled) than the catalogued one (always scaled); "
+               "comparing a bool with a string is a classic slip (Python docs, 'Comparisons')"),
+    Variant("leading_weight_divides_by_width_always", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    return float(softmax(raw / width).max())  # the flag never read, and the width for its square root
+'''}, misconception="leading_weight.ignores_flag",
+        source="issue 24: an ignored flag together with a wrong divisor (lucidrains/vit-pytorch issue #65)"),
+]
+
+# ---------------------------------------------------------------- issue 24: probes that tell the causes apart
+VARIANTS += [
+    Variant("jacobian_inner_product", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.diag(p) - p @ p  # p . p (a number) where the outer product p p^T belongs
+'''}, misconception="softmax_jacobian.inner_not_outer",
+        source='p @ p of two 1-D arrays is their inner product, a number, not the outer product (numpy docs, numpy.matmul and numpy.outer)'),
+    Variant("jacobian_off_diagonal_positive", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    J = np.outer(p, p)  # off-diagonal p_i p_j: the minus sign is lost
+    np.fill_diagonal(J, p * (1 - p))
+    return J
+'''}, misconception="softmax_jacobian.off_diagonal_sign",
+        source="the sign of the off-diagonal terms, -p_i p_j (Eli Bendersky, 'The Softmax function and its derivative')"),
+    Variant("jacobian_no_diag", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return -np.outer(p, p)  # diag(p) forgotten
+'''}, misconception="softmax_jacobian.no_diag",
+        source='the softmax Jacobian diag(p) - p p^T with its first term forgotten (Bendersky, as above)'),
 ]

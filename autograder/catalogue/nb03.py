@@ -299,3 +299,74 @@ def apply_mask(scores, mask):
     return np.add(scores, mask)
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- issue 24: a maximum over the hidden keys too
+VARIANTS += [
+    Variant("sdpa_max_before_masking", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q = np.asarray(Q)
+    scores = scale_scores(attention_scores(Q, K), Q.shape[-1])
+    if mask is not None and np.asarray(mask).dtype != bool:
+        scores, mask = scores + mask, None  # an additive mask is added
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # the max of every key, hidden ones too
+    if mask is not None:
+        e = e * mask  # then keep the allowed keys ...
+    total = e.sum(axis=-1, keepdims=True)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)  # ... and renormalise over them
+    return weighted_average(weights, V), weights
+'''}, misconception="mask.max_over_masked_keys",
+        source="issue 24 (full marks in 02 and 03 before the probe); the stable-softmax trick subtracts the "
+               "maximum of the scores the softmax sees (CS231n, 'Practical issues: Numeric stability'): taken "
+               "before masking it includes the hidden keys, and exp underflows below about -745 in float64"),
+    Variant("sdpa_softmax_then_mask_guarded", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(
+            "        if mask.dtype != bool:\n            scores, mask = scores + mask, None",
+            weights=("softmax(scores)\n    if mask is not None:\n        kept = weights * mask\n"
+                     "        total = kept.sum(axis=-1, keepdims=True)\n"
+                     "        weights = np.divide(kept, total, out=np.zeros_like(kept), where=total > 0)"))},
+        misconception="mask.max_over_masked_keys",
+        source="huggingface/pytorch-image-models PR #2236 (masking after the softmax), here with a guard for empty "
+               "rows: a softmax over every key shifts by the hidden keys' maximum too (issue 24)"),
+    Variant("sdpa_masked_global_max", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": sdpa(
+        APPLY, weights=("np.exp(scores - np.max(scores))  # the largest allowed score of the whole array\n"
+                        "    total = weights.sum(axis=-1, keepdims=True)\n"
+                        "    weights = np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)"))},
+        misconception="softmax.global_max",
+        source="the Stack Overflow softmax thread's np.max(x) over the whole array (notebook 01's softmax.global_max), "
+               "written again inside attention: a query far below another's scores underflows to 0"),
+
+    # ---------------------------------------------------------------- correct rewrites on the underflow probe
+    Variant("large_negative_fill_and_guard", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q = np.asarray(Q)
+    scores = scale_scores(attention_scores(Q, K), Q.shape[-1])
+    empty = np.zeros(scores.shape[:-1] + (1,), dtype=bool)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype == bool:
+            empty = ~np.broadcast_to(mask, scores.shape).any(axis=-1, keepdims=True)
+            scores = np.where(mask, scores, -1e9)  # a large negative fill ...
+        else:
+            scores = scores + mask
+            empty = ~np.isfinite(scores).any(axis=-1, keepdims=True)
+    weights = np.where(empty, 0.0, softmax(scores))  # ... and empty rows set to 0 by hand
+    return weighted_average(weights, V), weights
+'''}, correct=True),
+    Variant("boolean_indexing_rows", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    Q = np.asarray(Q)
+    scores = scale_scores(attention_scores(Q, K), Q.shape[-1])
+    if mask is not None and np.asarray(mask).dtype != bool:
+        scores, mask = scores + mask, None
+    keep = np.isfinite(scores) if mask is None else np.broadcast_to(np.asarray(mask), scores.shape)
+    weights = np.zeros_like(scores)
+    rows, kept, out = scores.reshape(-1, scores.shape[-1]), keep.reshape(-1, scores.shape[-1]), \\
+        weights.reshape(-1, scores.shape[-1])
+    for i in range(rows.shape[0]):
+        allowed = rows[i][kept[i]]  # the allowed scores of one query
+        if allowed.size:
+            e = np.exp(allowed - allowed.max())
+            out[i, kept[i]] = e / e.sum()
+    return weighted_average(weights, V), weights
+'''}, correct=True),
+]

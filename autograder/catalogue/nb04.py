@@ -304,3 +304,42 @@ def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_project
     return w_q + w_k + w_v + w_o
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- issue 24: probes that tell the causes apart
+VARIANTS += [
+    Variant("split_heads_moved_to_front", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    *batch, n, d_model = X.shape
+    Y = X.reshape(*batch, n, num_heads, d_model // num_heads)
+    return np.moveaxis(Y, -2, 0)  # the head axis in front of everything, batch axes too
+'''}, misconception="split_heads.heads_before_batch",
+        source="np.moveaxis(Y, -2, 0) moves the head axis in front of the batch axes too (numpy docs, numpy.moveaxis); the head axis goes before the positions, as in PyTorch's MultiheadAttention (batch, heads, n, d)"),
+    Variant("merge_heads_stacks_positions", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    *batch, h, n, d = X.shape
+    return X.reshape(*batch, h * n, d)  # the heads stacked under each other
+'''}, misconception="merge_heads.stacked_positions",
+        source='a reshape to (h * n, d) stacks the heads along the positions (numpy docs, numpy.reshape: C order), where concatenating along the last axis was meant'),
+    Variant("merge_heads_moveaxis_first", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    *batch, h, n, d = X.shape
+    return np.moveaxis(X, 0, -2).reshape(*batch, n, h * d)  # axis 0 is the head axis only without batch axes
+'''}, misconception="merge_heads.moves_batch_axis",
+        source='axis 0 is the head axis only without batch axes; counting axes from the end (-3) works for both (numpy docs, numpy.moveaxis)'),
+    Variant("mha_weights_transposed", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.ndim >= 2:
+            mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), np.swapaxes(weights, -1, -2)  # one column per query
+'''}, misconception="multi_head_attention.weights_transposed",
+        source="attention weights are (..., n_q, n_k), one row per query (PyTorch's MultiheadAttention docs: attn_output_weights (N, L, S)); a swapaxes(-1, -2) gives one row per key"),
+]

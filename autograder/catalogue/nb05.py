@@ -143,3 +143,23 @@ def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=Non
     return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- issue 24: probes that tell the causes apart
+VARIANTS += [
+    Variant("cross_reads_decoder", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        mask = padding_mask(np.asarray(enc_lengths), np.shape(X_enc)[-2])
+    return multi_head_attention(X_dec, X_dec, W_q, W_k, W_v, W_o, num_heads, mask=mask)  # keys from X_dec
+'''}, misconception="cross_attention.reads_decoder",
+        source='encoder-decoder attention takes queries from the decoder and keys and values from the encoder (Vaswani et al. 2017 §3.2.3); X_dec for both is self-attention'),
+    Variant("cross_self_attention_encoder", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        mask = padding_mask(np.asarray(enc_lengths), np.shape(X_enc)[-2])
+    return multi_head_attention(X_enc, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)  # the decoder never asks
+'''}, misconception="cross_attention.queries_from_encoder",
+        source='Vaswani et al. 2017 §3.2.3 (queries from the previous decoder layer); queries from the encoder give one output row per input position'),
+]

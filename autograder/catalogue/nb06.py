@@ -244,3 +244,25 @@ def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
 VARIANTS += [
     Variant("blockwise_running_max_template", A, "blockwise_attention", blockwise(), correct=True),
 ]
+
+# ---------------------------------------------------------------- issue 24: the running maximum over hidden keys too
+BLOCKWISE_MAX_BEFORE_MASKING = BLOCKWISE_QUERY_AND_KEY_TILES.replace('''            if full_mask is not None:
+                tile = full_mask[..., q0:q1, k0:k1] if full_mask.shape[-2] > 1 else full_mask[..., k0:k1]
+                s = np.where(tile, s, -np.inf)
+            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+            m_safe = np.where(np.isneginf(m_new), 0, m_new)
+''', '''            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))  # taken before masking: hidden keys too
+            m_safe = m_new  # never -inf: every raw score is finite
+            if full_mask is not None:
+                tile = full_mask[..., q0:q1, k0:k1] if full_mask.shape[-2] > 1 else full_mask[..., k0:k1]
+                s = np.where(tile, s, -np.inf)
+''')
+
+VARIANTS += [
+    Variant("blockwise_attention_max_before_masking", A, "blockwise_attention",
+            {"blockwise_attention": BLOCKWISE_MAX_BEFORE_MASKING}, misconception="mask.max_over_masked_keys",
+            source="issue 24 (the masked softmax of 02/03 that subtracts the maximum over every key); in the online "
+                   "softmax the running maximum of the raw block scores includes the hidden keys, and exp "
+                   "underflows below about -745 in float64 (flashinfer-ai/flashinfer issue #4267 discusses the "
+                   "running max's sentinel under masks)"),
+]

@@ -12,7 +12,7 @@ from . import expect
 from .core import CheckFailed
 
 
-def large_scores_qkv(rng, n_q, n_k, d_k, d_v, *, offset, dtype=np.float64):
+def large_scores_qkv(rng, n_q, n_k, d_k, d_v, *, offset, gaps=None, dtype=np.float64):
     """``(Q, K, V)`` whose scaled scores are ``offset`` plus a spread of at least 2 that grows with the key.
 
     Every row holds scores near ``offset`` (``exp`` of them overflows or underflows unless the row
@@ -20,12 +20,21 @@ def large_scores_qkv(rng, n_q, n_k, d_k, d_v, *, offset, dtype=np.float64):
     sqrt(d_k): the weights are far from one-hot, so a wrong divisor (none, d_k, n_k, d_v) changes them
     for every seed. The last key holds the largest score of every row (under a causal mask it is the
     key hidden from the first query), so an ignored mask or a mask filled with 0 shows too.
+
+    ``gaps = (row_offsets, row_factors, key_gaps)`` (needs d_k >= 4) adds ``row_offsets[i] +
+    row_factors[i] * key_gaps[j]`` to score (i, j): rows and keys more than 1,000 apart, where any shift
+    but the row's own maximum over its allowed keys underflows every exponential of a row to 0
+    (:func:`shifted_softmax_candidates`). The rng draws the same numbers with or without it.
     """
     Q = rng.standard_normal((n_q, d_k)) * 0.3
     K = rng.standard_normal((n_k, d_k)) * 0.3
     root = math.sqrt(d_k)
     Q[:, 0], K[:, 0] = 1.0, offset * root
     Q[:, 1], K[:, 1] = root * (1.0 + rng.random(n_q)), np.linspace(0.0, 2.5, n_k)
+    if gaps is not None:
+        row_offsets, row_factors, key_gaps = (np.asarray(g, dtype=np.float64) for g in gaps)
+        Q[:, 2], K[:, 2] = row_offsets * root, 1.0
+        Q[:, 3], K[:, 3] = row_factors * root, key_gaps
     V = rng.standard_normal((n_k, d_v))
     return Q.astype(dtype), K.astype(dtype), V.astype(dtype)
 
@@ -56,6 +65,61 @@ def sdpa_candidates(Q, K, V, mask=None):
     yield (*attend(raw / math.sqrt(d_k), axis=-2), "attention.softmax_wrong_axis",
            "your weights sum to 1 down each column: the softmax ran over the query axis; each query's row must sum "
            "to 1 over the keys (axis -1).")
+    for w, misconception, message in shifted_softmax_candidates(raw / math.sqrt(d_k), mask):
+        yield w @ V, w, misconception, message
+
+
+#: The mask of :func:`underflow_probe`: query 0 hides its top key, 2 and 3 hide keys of ordinary weight.
+UNDERFLOW_MASK = np.array([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1], [1, 0, 1, 1, 1], [0, 0, 1, 1, 1]], dtype=bool)
+
+
+def underflow_probe(rng):
+    """``(Q, K, V)`` of 4 queries and 5 keys at scaled scores near 720, where a shift other than each row's
+    own maximum over its allowed keys empties a row (:func:`shifted_softmax_candidates`), whatever the seed.
+
+    Key 4 scores 1,100 above the other keys for query 0 only (:data:`UNDERFLOW_MASK` hides it from that
+    query), and query 1 scores 1,100 below the others. A maximum taken over the hidden keys too empties
+    query 0; one maximum for the whole array empties query 1 (and, before masking, 0, 2 and 3 too); no
+    shift at all overflows queries 0, 2 and 3 and leaves query 1 right: each mistake its own rows. The
+    spread between keys stays below 5, so every gap exceeds 1,000 after it.
+    """
+    return large_scores_qkv(rng, 4, 5, 6, 3, offset=720.0,
+                            gaps=([0.0, -1100.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 1100.0]))
+
+
+def shifted_softmax_candidates(scores, mask=None):
+    """``(weights, misconception, message)`` of softmaxes shifted by a maximum other than each row's own over
+    its allowed keys: equal to the softmax unless a row's allowed scores lie far below that maximum, where
+    every exponential of the row underflows to 0 and the row is 0/0 (left NaN, or guarded to zeros, both
+    written), or falls back to the weights of the unmasked scores. A shift that empties no row with an allowed
+    key gives nothing: a row with no allowed key at all is the fully-masked-row checks' to judge."""
+    allowed = scores if mask is None else ref.apply_mask(scores, mask)
+    whole = ("a query whose scores all lie far below the largest score of the whole array got {how} weights: you "
+             "subtracted one maximum for every query at once, so each exp of that query underflows to 0. Subtract "
+             "each query's own maximum over its keys (axis=-1, keepdims=True).")
+    shifts = [(np.max(scores), "softmax.global_max", whole)]
+    if mask is not None:
+        shifts.insert(0, (np.max(scores, axis=-1, keepdims=True), "mask.max_over_masked_keys",
+                          "a query whose allowed keys all score far below a hidden key got {how} weights: the "
+                          "maximum you subtract before exp includes the hidden keys (taken before masking), so every "
+                          "allowed exp underflows to 0. Subtract the maximum of the masked scores (hidden keys at "
+                          "-inf), as the given `softmax` does when it gets them."))
+        shifts.append((np.max(allowed), "softmax.global_max", whole))
+    has_allowed = np.isfinite(allowed).any(axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):
+        for shift, misconception, message in shifts:
+            e = np.exp(allowed - shift)
+            total = e.sum(axis=-1, keepdims=True)
+            if not ((total == 0) & has_allowed).any():
+                continue  # the shift empties no row that has an allowed key: the softmax's own answer
+            yield e / total, misconception, message.format(how="NaN")
+            yield np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0), misconception, message.format(how="zero")
+            if misconception == "mask.max_over_masked_keys":
+                yield np.where(total > 0, e / np.where(total > 0, total, 1.0), ref.softmax(scores)), \
+                    "mask.after_softmax_renormalised", \
+                    ("a query whose allowed keys all score far below a hidden key got the weights of the unmasked "
+                     "scores: your softmax ran over every key, hidden ones included, so every allowed weight "
+                     "underflowed to 0 before you masked and renormalised. Mask the scores (-inf) before the softmax.")
 
 
 def _nan_cause(Q, K, mask) -> str:

@@ -103,11 +103,18 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
                              "return one table of weights per head (keep the head axis), not their average."),
                             (ref_w.shape[:-3] + (1,) + ref_w.shape[-2:], "multi_head_attention.single_head",
                              "you attended with one head over the full width: cut the projections into num_heads "
-                             "heads (split_heads), attend per head, then merge them.")])
+                             "heads (split_heads), attend per head, then merge them."),
+                            (ref_w.shape[:-2] + ref_w.shape[-2:][::-1], "multi_head_attention.weights_transposed",
+                             "each head's table of weights is transposed (one row per key): return the weights as "
+                             "attention gives them, (..., heads, n_q, n_k), one row per query.")])
     def _diagnoses(which):
         # A generator: the candidate answers are only computed when the answer does not match.
         for candidate, misconception, message in (extra_diagnoses() if callable(extra_diagnoses) else extra_diagnoses):
             yield candidate[which], misconception, message
+        if which == 1 and ref_w.shape[-1] == ref_w.shape[-2]:
+            yield np.swapaxes(ref_w, -1, -2), "multi_head_attention.weights_transposed", \
+                "each head's table of weights is transposed (its columns sum to 1): return the weights as attention " \
+                "gives them, one row per query."
         yield from _mha_candidates(args, mask, which)
 
     # Weights first: a wrong divisor or map shows there before it is blurred by W_o.

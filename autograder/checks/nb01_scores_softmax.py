@@ -22,6 +22,12 @@ MISCONCEPTIONS = {
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
     "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "softmax.wrong_axis": "softmax normalised along the wrong axis",
+    "dot_product.product_of_sums": "multiplies the sums of q and k instead of adding the products of matching entries",
+    "dot_product.adds_entries": "adds matching entries instead of multiplying them",
+    "dot_product.mean": "averages the products instead of adding them",
+    "dot_product.cosine": "divides by the lengths of the vectors (cosine similarity)",
+    "dot_product.norms": "multiplies the lengths of the vectors, ignoring their angle",
+    "dot_product.skips_entry": "leaves out the first or the last pair of entries (off by one)",
     "softmax.global_normalisation": "softmax normalised over the whole array instead of each row",
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
     "softmax.global_max": "subtracts the global max instead of each row's max",
@@ -37,9 +43,47 @@ CHECKS = checks
 SEED_KEYS = [(1.0, 0.0), (0.0, 1.0), (0.5, 0.5), (-1.0, 0.0)]  # seed 002, Example 1, and the Stop-and-try key (-1, 0)
 
 
-@checks.add("dot_product", "seed_example", "the seeds' query (1, 0) against keys (1, 0), (0, 1), (0.5, 0.5), (-1, 0)",
-            calls=lambda rng: [Call("dot_product", (np.array([1.0, 0.0]), np.array(k))) for k in SEED_KEYS])
-def _(calls, outcomes):
+def _dot_candidates(q, k):
+    """``(value, misconception, message)`` of the usual dot-product mistakes on one pair of vectors."""
+    with np.errstate(all="ignore"):
+        yield float(np.sum(q) * np.sum(k)), "dot_product.product_of_sums", \
+            "you multiplied the sum of q by the sum of k; multiply matching entries first, then add the products."
+        yield float(np.sum(q + k)), "dot_product.adds_entries", \
+            "you added matching entries; multiply them (q_i * k_i), then add the products."
+        yield float(np.mean(q * k)), "dot_product.mean", \
+            "you averaged the products of matching entries; the dot product is their sum."
+        yield float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k))), "dot_product.cosine", \
+            "you divided by the lengths of the vectors (the cosine similarity); the score is the plain dot product."
+        yield float(np.linalg.norm(q) * np.linalg.norm(k)), "dot_product.norms", \
+            "you multiplied the lengths of the vectors; the dot product also depends on their angle: multiply " \
+            "matching entries and add the products."
+        yield float(q[:-1] @ k[:-1]), "dot_product.skips_entry", \
+            "your sum leaves out the last pair of entries (a range that stops one early); add every q_i * k_i."
+        yield float(q[1:] @ k[1:]), "dot_product.skips_entry", \
+            "your sum leaves out the first pair of entries; add every q_i * k_i, from index 0."
+
+
+def _dot_mistake(calls, outcomes, tol) -> CheckFailed | None:
+    """The one dot-product mistake whose value matches the answer at every call of the check, or None."""
+    got = []
+    for call, outcome in zip(calls, outcomes):
+        try:
+            got.append(float(np.asarray(outcome.value, dtype=float).reshape(())) if outcome.error is None else None)
+        except (TypeError, ValueError):
+            return None
+    if None in got:
+        return None
+    found = {}
+    for index, (call, value) in enumerate(zip(calls, got)):
+        matching = {(m, message) for c, m, message in _dot_candidates(*call.args) if expect.allclose(value, c, *tol)}
+        found = matching if index == 0 else {key for key in found if key in matching}
+    named = {m for m, _ in found}
+    if len(named) != 1:
+        return None
+    return CheckFailed(min(message for _, message in found), named.pop())
+
+
+def _judge_dot(calls, outcomes, describe, tol):
     for call, outcome in zip(calls, outcomes):
         q, k = call.args
         result = expect.array(outcome, call)
@@ -47,17 +91,24 @@ def _(calls, outcomes):
             raise CheckFailed("you returned the products of matching entries; the dot product also adds them up.",
                               "dot_product.elementwise")
         got = expect.number(outcome, call)
-        if not expect.allclose(got, float(np.dot(q, k)), 1e-9, 1e-12):
-            raise CheckFailed(f"the dot product of the query with key ({', '.join(f'{v:g}' for v in k)}) is off: multiply matching "
-                              f"entries and add the results.", "wrong_values")
+        if not expect.allclose(got, float(np.dot(q, k)), *tol):
+            mistake = _dot_mistake(calls, outcomes, tol)
+            if mistake is not None:
+                raise mistake
+            raise CheckFailed(f"the dot product of {describe(q, k)} is off: multiply matching entries and add the "
+                              "results.", "wrong_values")
+
+
+@checks.add("dot_product", "seed_example", "the seeds' query (1, 0) against keys (1, 0), (0, 1), (0.5, 0.5), (-1, 0)",
+            calls=lambda rng: [Call("dot_product", (np.array([1.0, 0.0]), np.array(k))) for k in SEED_KEYS])
+def _(calls, outcomes):
+    _judge_dot(calls, outcomes, lambda q, k: f"the query with key ({', '.join(f'{v:g}' for v in k)})", (1e-9, 1e-12))
 
 
 @checks.add("dot_product", "random_vectors", "random vectors of several lengths",
             calls=lambda rng: [Call("dot_product", (rng.standard_normal(n), rng.standard_normal(n))) for n in (1, 3, 7, 64)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        q, k = call.args
-        expect.close(np.asarray(expect.number(outcome, call)), ref.dot_product(q, k), f"dot_product of two vectors of length {q.size}")
+    _judge_dot(calls, outcomes, lambda q, k: f"two random vectors of length {q.size}", expect.tolerances(np.float64))
 
 
 # ---------------------------------------------------------------- softmax

@@ -8,7 +8,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import expect, forms
-from .attention import judge_attention, large_scores_qkv
+from .attention import judge_attention, large_scores_qkv, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "02_scaling"
@@ -17,8 +17,9 @@ TASKS = ["score_variance", "scale_scores", "leading_weight", "softmax_jacobian",
 GIVEN = ["dot_product", "attention_scores", "softmax", "weighted_average"]  # built in 01
 MISCONCEPTIONS = {
     "score_variance.std_not_variance": "returns the standard deviation (sqrt(d_k)) instead of the variance",
-    "score_variance.no_sum": "about 1: the variance of one product, or of the scaled scores, instead of the raw sum "
-                             "of d_k products",
+    "score_variance.no_sum": "about 1: the variance of one product q_i k_i instead of the raw sum of d_k products",
+    "score_variance.scaled_scores": "about 1: the variance of the scaled scores (divided by sqrt(d_k)) instead of "
+                                    "the raw ones",
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
     "scale.none": "the scores are not scaled",
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
@@ -31,6 +32,9 @@ MISCONCEPTIONS = {
     "softmax_jacobian.sign": "p p^T - diag(p): the sign of the Jacobian is flipped",
     "softmax_jacobian.diagonal_only": "only the diagonal p_i (1 - p_i); the off-diagonal -p_i p_j are missing",
     "softmax_jacobian.no_outer": "diag(p) without subtracting the outer product p p^T",
+    "softmax_jacobian.inner_not_outer": "subtracts the number p . p instead of the outer product p p^T",
+    "softmax_jacobian.off_diagonal_sign": "off-diagonal entries +p_i p_j instead of -p_i p_j",
+    "softmax_jacobian.no_diag": "-p p^T without the diag(p)",
     "attention.softmax_wrong_axis": "softmax over the query axis instead of the key axis",
     "attention.k_not_transposed": "Q @ K without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
@@ -66,11 +70,47 @@ def _variance_band(d_k: int, n: int) -> float:
     return 6 * math.sqrt((2 * d_k * d_k + 6 * d_k) / n)
 
 
+#: Probes read only to tell the "about 1" mistakes apart (never graded): one sample of d_k = 64 (the
+#: variance of one number is 0, that of its 64 products is not) and d_k = 0 (the raw score of empty
+#: vectors is 0; draws that ignore d_k still give about 1; a division by sqrt(d_k) or d_k gives 0/0). Each
+#: gives a correct answer one exact value whatever its stream, as the kit's comparison needs.
+VARIANCE_PROBES = ((64, 1, 101), (0, 20_000, 202))
+
+
+def _probe_value(outcome) -> float | None:
+    if outcome.error is not None:
+        return math.nan if outcome.error.startswith("ZeroDivisionError") else None
+    try:
+        return float(np.asarray(outcome.value, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        return None
+
+
+def _about_one(outcomes) -> tuple[str, str] | None:
+    """``(misconception, what it is)`` of an answer near 1 at every width, from the probes; None when they
+    do not identify one (a probe raised or returned something else)."""
+    one, empty = (_probe_value(o) for o in outcomes)
+    if one is None or empty is None:
+        return None
+    if math.isfinite(one) and one > 1e-9:
+        return ("score_variance.no_sum", "the variance of the single products q_i k_i, pooled: with one sample of "
+                                         "d_k = 64 your answer is the spread of its 64 products, not 0")
+    if math.isfinite(empty) and abs(empty - 1.0) < 0.1:
+        return ("score_variance.no_sum", "the variance of one product per sample: at d_k = 0 your answer is still "
+                                         "about 1, so your samples never have d_k entries")
+    if not math.isfinite(empty):
+        return ("score_variance.scaled_scores", "the variance of the scores divided by sqrt(d_k) (or of the raw ones "
+                                                "divided by d_k): at d_k = 0 your answer divides 0 by 0")
+    return None
+
+
 @checks.add("score_variance", "matches_d_k", "the variance of q . k is close to d_k (d_k = 1, 16 and 64)",
             calls=lambda rng: [Call("score_variance", (d, n), {"rng": int(rng.integers(1 << 30))})
-                               for d, n in VARIANCE_CASES])
+                               for d, n in VARIANCE_CASES]
+            + [Call("score_variance", (d, n), {"rng": seed}) for d, n, seed in VARIANCE_PROBES])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
+    graded = len(VARIANCE_CASES)
+    for call, outcome in zip(calls[:graded], outcomes[:graded]):
         d_k, n = call.args
         got = expect.number(outcome, call, f"`score_variance({d_k}, ...)`")
         if abs(got - d_k) <= _variance_band(d_k, n):
@@ -79,10 +119,15 @@ def _(calls, outcomes):
             raise CheckFailed(f"at d_k = {d_k} your answer is close to sqrt(d_k): that is the standard deviation of "
                               "the dot products; their variance is its square.", "score_variance.std_not_variance")
         if d_k > 1 and abs(got - 1.0) < 0.1:
-            raise CheckFailed(f"at d_k = {d_k} your answer is close to 1: that is the variance of a single product "
-                              "q_i k_i, or of the scores after the division by sqrt(d_k). The question asks for the "
-                              "raw score, the *sum* of d_k such products (variances of independent terms add).",
-                              "score_variance.no_sum")
+            found = _about_one(outcomes[graded:])
+            if found is not None:
+                misconception, what = found
+                raise CheckFailed(f"at d_k = {d_k} your answer is close to 1, {what}. The question asks for the "
+                                  "variance of the raw score q . k, the *sum* of d_k products (variances of independent "
+                                  "terms add, so it is d_k).", misconception)
+            raise CheckFailed(f"at d_k = {d_k} your answer is close to 1, where the variance of the raw score q . k "
+                              "(the sum of d_k products) is d_k: check that each sample is a whole dot product of two "
+                              "vectors of d_k entries, not divided by anything.", "wrong_values")
         raise CheckFailed(f"at d_k = {d_k} your variance is too far from d_k for {n} samples: draw the entries of q "
                           "and k from a standard normal, take the dot product of each pair and the variance of those "
                           "dot products.", "wrong_values")
@@ -147,19 +192,50 @@ def _(calls, outcomes):
 LEADING_TOL = (1e-6, 1e-9)
 
 
-def _flag_mistake(calls, outcomes, scaled) -> tuple[str, str]:
-    """Which flag mistake a result equal to the other flag's value is: the last call has the other
-    flag at the same width as the one before it; equal answers mean the flag is not read at all."""
-    companion = expect.value(outcomes[-1], calls[-1])
-    if companion is not None and expect.allclose(companion, expect.value(outcomes[-2], calls[-2]), *LEADING_TOL):
-        return ("your result does not change with `scaled`: read the flag, and divide the raw scores by "
-                "sqrt(width) only when `scaled=True`.", "leading_weight.ignores_flag")
-    return ("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the raw scores by "
-            "sqrt(width).", "leading_weight.flag_inverted")
+def _leading_calls(widths, scaled):
+    """The calls at ``widths`` with the flag under test, then the same widths with the other flag: the
+    second half is never graded here (the other check grades it), only read to tell the flag mistakes apart."""
+    return [Call("leading_weight", (w,), {"scaled": flag}) for flag in (scaled, not scaled) for w in widths]
+
+
+def _number_or_none(outcome):
+    try:
+        return float(np.asarray(outcome.value).reshape(())) if outcome.error is None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _flag_mistake(calls, outcomes, scaled):
+    """``(message, misconception)`` of a flag mistake that every width of this check shows, or None.
+
+    A flag is *ignored* when both flags give the same number at every width, *inverted* when each flag
+    gives the other's right value at every width; any other pattern names neither."""
+    half = len(calls) // 2
+    own = [_number_or_none(o) for o in outcomes[:half]]
+    other = [_number_or_none(o) for o in outcomes[half:]]
+    if None in own or None in other:
+        return None
+    widths = [c.args[0] for c in calls[:half]]
+    if all(expect.allclose(a, b, *LEADING_TOL) for a, b in zip(own, other)):
+        curves = (("the scaled curve", lambda w: ref.leading_weight(w, scaled=True)),
+                  ("the unscaled curve", lambda w: ref.leading_weight(w, scaled=False)),
+                  ("raw scores divided by the width, not its square root",
+                   lambda w: float(ref.softmax(np.array([2.0, 1.0, 0.0]) / math.sqrt(w))[0])))
+        curve = next((name for name, f in curves
+                      if all(expect.allclose(a, f(w), *LEADING_TOL) for a, w in zip(own, widths))), None)
+        which = f"both give {curve}" if curve else "both give the same number"
+        return (f"your result does not change with `scaled` ({which} at every width): read the flag, and divide the "
+                "raw scores by sqrt(width) only when `scaled=True`.", "leading_weight.ignores_flag")
+    if all(expect.allclose(a, ref.leading_weight(w, scaled=not scaled), *LEADING_TOL)
+           and expect.allclose(b, ref.leading_weight(w, scaled=scaled), *LEADING_TOL)
+           for a, b, w in zip(own, other, widths)):
+        return ("your `scaled=True` and `scaled=False` results are swapped: `scaled=True` divides the raw scores by "
+                "sqrt(width).", "leading_weight.flag_inverted")
+    return None
 
 
 def _judge_leading(calls, outcomes, scaled):
-    for call, outcome in zip(calls[:-1], outcomes[:-1]):
+    for call, outcome in zip(calls[:len(calls) // 2], outcomes[:len(calls) // 2]):
         width = call.args[0]
         got = expect.number(outcome, call, f"`leading_weight({width!r}, scaled={scaled})`")
         want = ref.leading_weight(width, scaled=scaled)
@@ -168,45 +244,78 @@ def _judge_leading(calls, outcomes, scaled):
         if not math.isfinite(got):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
                               "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
-        if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), *LEADING_TOL):
-            raise CheckFailed(*_flag_mistake(calls, outcomes, scaled))
+        flag = _flag_mistake(calls, outcomes, scaled)
+        if flag is not None:
+            raise CheckFailed(*flag)
         if scaled:
             raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
             if expect.allclose(got, float(ref.softmax(raw / width)[0]), *LEADING_TOL):
                 raise CheckFailed("you divided the raw scores by the width; divide by its square root.",
                                   "leading_weight.scaled_by_width")
+        if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), *LEADING_TOL):
+            raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` gives the value of the other flag "
+                              f"(scaled={not scaled}), though not at every width: check how your code reads `scaled` "
+                              "and `width` together.", "wrong_values")
         raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is off: the raw scores are (2, 1, 0) times "
                           "sqrt(width); return the largest softmax weight.", "wrong_values")
 
 
 @checks.add("leading_weight", "scaled_flat", "scaled: the leading weight stays at 0.665 at every width",
-            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": True}) for w in (1, 2, 64, 512, 4096, 2.5)]
-            + [Call("leading_weight", (2.5,), {"scaled": False})])
+            calls=lambda rng: _leading_calls((1, 2, 64, 512, 4096, 2.5), True))
 def _(calls, outcomes):
     _judge_leading(calls, outcomes, True)
 
 
 @checks.add("leading_weight", "unscaled_saturates", "unscaled: the leading weight grows towards 1 with the width",
-            calls=lambda rng: [Call("leading_weight", (w,), {"scaled": False}) for w in (1, 4, 16, 512, 1_000_000)]
-            + [Call("leading_weight", (1_000_000,), {"scaled": True})])
+            calls=lambda rng: _leading_calls((1, 4, 16, 512, 1_000_000), False))
 def _(calls, outcomes):
     _judge_leading(calls, outcomes, False)
 
 
 # ---------------------------------------------------------------- softmax_jacobian
-def _judge_jacobian(call, outcome):
-    p = call.args[0]
-    J = expect.array(outcome, call, "your Jacobian")
-    n = p.shape[0]
-    expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
-    expect.close(J, ref.softmax_jacobian(p), "your Jacobian", diagnoses=[
-        (np.outer(p, p) - np.diag(p), "softmax_jacobian.sign",
+def _jacobian_diagnoses(p):
+    outer = np.outer(p, p)
+    off_positive = outer.copy()
+    np.fill_diagonal(off_positive, p * (1 - p))
+    return [
+        (outer - np.diag(p), "softmax_jacobian.sign",
          "your Jacobian has the opposite sign: d p_i / d x_i = p_i (1 - p_i) is positive."),
         (np.diag(p * (1 - p)), "softmax_jacobian.diagonal_only",
          "your diagonal is right but the off-diagonal entries are 0: raising score j lowers every other "
          "weight, d p_i / d x_j = -p_i p_j."),
         (np.diag(p), "softmax_jacobian.no_outer", "you returned diag(p): subtract the outer product p p^T."),
-    ], generic="does not match diag(p) - p p^T.")
+        (np.diag(p) - p @ p, "softmax_jacobian.inner_not_outer",
+         "you subtracted the number p . p from every entry; subtract the outer product p p^T (np.outer), whose entry "
+         "(i, j) is p_i p_j."),
+        (off_positive, "softmax_jacobian.off_diagonal_sign",
+         "your diagonal is right but the off-diagonal entries have the wrong sign: raising score j lowers every "
+         "other weight, d p_i / d x_j = -p_i p_j."),
+        (-outer, "softmax_jacobian.no_diag", "you returned -p p^T: add diag(p), the p_i on the diagonal."),
+    ]
+
+
+def _jacobian_part(J, want) -> str:
+    """Which part of the Jacobian is off, in words (the diagonal, the off-diagonal entries, or both)."""
+    n = want.shape[0]
+    rtol, atol = expect.tolerances(np.float64)
+    off = ~np.eye(n, dtype=bool)
+    diagonal_ok = expect.allclose(np.diag(J), np.diag(want), rtol, atol)
+    off_ok = expect.allclose(J[off], want[off], rtol, atol)
+    if diagonal_ok and not off_ok:
+        return "its diagonal is right but the off-diagonal entries are not: d p_i / d x_j = -p_i p_j for i != j."
+    if off_ok and not diagonal_ok:
+        return "its off-diagonal entries are right but the diagonal is not: d p_i / d x_i = p_i (1 - p_i)."
+    return "neither its diagonal, p_i (1 - p_i), nor its off-diagonal entries, -p_i p_j, match diag(p) - p p^T."
+
+
+def _judge_jacobian(call, outcome):
+    p = call.args[0]
+    J = expect.array(outcome, call, "your Jacobian")
+    n = p.shape[0]
+    expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
+    want = ref.softmax_jacobian(p)
+    expect.close(J, want, "your Jacobian", diagnoses=_jacobian_diagnoses(p),
+                 generic=f"does not match diag(p) - p p^T at p of length {n}: {_jacobian_part(J, want)}")
 
 
 @checks.add("softmax_jacobian", "matches_reference",
@@ -256,7 +365,8 @@ def _(calls, outcomes):
 
 @checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
             calls=lambda rng: [Call("scaled_dot_product_attention", large_scores_qkv(rng, 3, 5, 4, 2, offset=900.0)),
-                               Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0))])
+                               Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0)),
+                               Call("scaled_dot_product_attention", underflow_probe(rng))])
 def _(calls, outcomes):
     expect.each(calls, outcomes, judge_attention)
 

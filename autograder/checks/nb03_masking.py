@@ -9,7 +9,7 @@ import attention_ref as ref
 
 from . import expect
 from .core import Call, CheckFailed, CheckList
-from .attention import judge_attention, large_scores_qkv
+from .attention import UNDERFLOW_MASK, judge_attention, large_scores_qkv, underflow_probe
 
 ASSIGNMENT = "03_masking"
 TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attention"]
@@ -37,6 +37,8 @@ MISCONCEPTIONS = {
                                 "weights instead of zeros",
     "mask.fully_masked_nan": "a fully masked row gives NaN (0/0) instead of zeros",
     "mask.before_scaling": "additive mask added before the division by sqrt(d_k)",
+    "mask.max_over_masked_keys": "subtracts the maximum over every key, hidden ones included: when a hidden key "
+                                 "scores far above the allowed ones, every allowed exp underflows to 0",
 }
 checks = CheckList(composites={"scaled_dot_product_attention": ("apply_mask",)})
 CHECKS = checks
@@ -341,7 +343,8 @@ def _(calls, outcomes):
 
 @checks.add("scaled_dot_product_attention", "masked_large_scores", "large scores (1e3 and beyond) under a mask",
             calls=lambda rng: [_sdpa(large_scores_qkv(rng, 4, 4, 4, 3, offset=800.0), ref.causal_mask(4)),
-                               _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5))])
+                               _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5)),
+                               _sdpa(underflow_probe(rng), UNDERFLOW_MASK.copy())])
 def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_masked)
 

@@ -25,6 +25,10 @@ MISCONCEPTIONS = {
     "split_heads.interleaved": "gives head h every h-th column instead of one contiguous slice",
     "merge_heads.reshape_without_transpose": "reshapes (heads, n, d) straight to (n, heads*d) without moving the head axis back",
     "merge_heads.wrong_order": "concatenates the heads in the wrong order or interleaves their columns",
+    "merge_heads.stacked_positions": "stacks the heads along the positions (heads * n rows) instead of the width",
+    "merge_heads.moves_batch_axis": "moves axis 0 as if it were the head axis, which mixes batch entries",
+    "split_heads.heads_before_batch": "puts the head axis in front of the batch axes instead of before the positions",
+    "multi_head_attention.weights_transposed": "returns each head's weights transposed (one row per key)",
     "multi_head_attention.divisor_d_model": "divides the scores by sqrt(d_model) or sqrt(heads*d_k) instead of the head width",
     "multi_head_attention.no_scaling": "does not divide the scores at all",
     "multi_head_attention.no_output_projection": "leaves out the output projection W_o",
@@ -160,7 +164,14 @@ def _judge_split(call, outcome):
     expect.shape(result, (*batch, h, n, d_model // h), "your heads", " (..., heads, n, d_model // heads)",
                  diagnoses=[((*batch, n, h, d_model // h), "split_heads.no_transpose",
                              "the head axis is still after the positions: move it in front (swapaxes(-3, -2)) "
-                             "so that each head is one (n, d) matrix.")])
+                             "so that each head is one (n, d) matrix."),
+                            ((h, *batch, n, d_model // h), "split_heads.heads_before_batch",
+                             "the head axis went in front of the batch axes: it belongs just before the positions, "
+                             "(..., heads, n, d). Count the axes from the end (swapaxes(-3, -2)) so that batch axes "
+                             "stay in front.")] if batch else
+                 [((n, h, d_model // h), "split_heads.no_transpose",
+                   "the head axis is still after the positions: move it in front (swapaxes(-3, -2)) "
+                   "so that each head is one (n, d) matrix.")])
     expect.close(result, ref.split_heads(X, h), "your heads", dtype=X.dtype, diagnoses=_split_candidates(X, h),
                  generic="do not hold the right slices: head h should hold columns h*d to (h+1)*d of every row.")
 
@@ -193,13 +204,20 @@ def _merge_candidates(X):
         "of the split. Move the head axis back next to the width first (swapaxes(-3, -2)), then reshape."
     yield np.swapaxes(X, -3, -2).swapaxes(-1, -2).reshape(*batch, n, h * d), "merge_heads.wrong_order", \
         "your merged rows interleave the heads' columns: concatenate the heads end to end, head 0 first."
+    if batch:
+        yield np.moveaxis(X, 0, -2).reshape(*batch, n, h * d), "merge_heads.moves_batch_axis", \
+            "your merged rows mix the batch entries: with batch axes in front, axis 0 is not the head axis. Count " \
+            "the axes from the end: the head axis is -3 (swapaxes(-3, -2)), then reshape."
 
 
 def _judge_merge(call, outcome):
     X = call.args[0]
     *batch, h, n, d = X.shape
     result = expect.array(outcome, call, "your merged rows")
-    expect.shape(result, (*batch, n, h * d), "your merged rows", " (..., n, heads * d)")
+    expect.shape(result, (*batch, n, h * d), "your merged rows", " (..., n, heads * d)", diagnoses=[
+        ((*batch, h * n, d), "merge_heads.stacked_positions",
+         "your heads are stacked one under the other (heads * n rows of width d): join them side by side, along the "
+         "width, so that row i is head 0's row i, then head 1's row i, ...")])
     expect.close(result, ref.merge_heads(X), "your merged rows", dtype=X.dtype, diagnoses=_merge_candidates(X),
                  generic="do not undo split_heads: row i should be head 0's row i, then head 1's row i, ... end to end.")
 

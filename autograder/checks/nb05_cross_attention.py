@@ -21,6 +21,8 @@ MISCONCEPTIONS = {
     "cross_attention.padding_ignored": "ignores enc_lengths (padded source positions get weight)",
     "cross_attention.padding_wrong_axis": "masks the padding along the query axis instead of the key axis",
     "cross_attention.padding_inverted": "inverted padding mask (hides the real source positions, keeps the padding)",
+    "cross_attention.reads_decoder": "takes the keys and values from X_dec (self-attention of the output side)",
+    "cross_attention.queries_from_encoder": "takes the queries from X_enc (self-attention of the input side)",
     "cross_attention.causal_mask": "applies a causal mask to cross-attention (every output position may read every input position)",
 }
 checks = CheckList()
@@ -128,6 +130,12 @@ def _cross_diagnoses(call):
         yield ref.multi_head_attention(X_enc, X_dec, W_q, W_k, W_v, W_o, h, mask=mask), "cross_attention.swapped", \
             "your queries come from the input side and your keys and values from the output side: the side that " \
             "writes (X_dec) asks, the input sentence (X_enc) is read."
+        yield ref.multi_head_attention(X_dec, X_dec, W_q, W_k, W_v, W_o, h, mask=mask), "cross_attention.reads_decoder", \
+            "your keys and values come from X_dec: they come from X_enc, the input sentence that is read; the " \
+            "queries from X_dec."
+        yield ref.multi_head_attention(X_enc, X_enc, W_q, W_k, W_v, W_o, h, mask=mask), \
+            "cross_attention.queries_from_encoder", \
+            "your queries come from X_enc: they come from X_dec, the side that writes; X_enc gives the keys and values."
         causal = ref.causal_mask(n_dec)
         if lengths is not None:
             causal = causal & ref.padding_mask(lengths, n_enc)
@@ -142,7 +150,15 @@ def _judge_cross(call, outcome):
     args = (X_dec, X_enc, W_q, W_k, W_v, W_o, h)
     out, weights = expect.pair(outcome, call)
     n_dec, n_enc = X_dec.shape[-2], X_enc.shape[-2]
-    if n_dec != n_enc and weights.ndim >= 2 and weights.shape[-2:] == (n_enc, n_dec):
+    if n_dec != n_enc and weights.ndim >= 2 and weights.shape[-2:] == (n_dec, n_dec):
+        raise CheckFailed("your weights have one column per output position (n_dec): the keys and values come from "
+                          "X_dec. They come from X_enc, the input sentence that is read; the queries from X_dec.",
+                          "cross_attention.reads_decoder")
+    if n_dec != n_enc and weights.ndim >= 2 and weights.shape[-2:] == (n_enc, n_enc) and out.shape[-2] == n_enc:
+        raise CheckFailed("your output and your weights have one row per input position (n_enc): "
+                          "the queries come from X_enc. They come from X_dec, the side that writes (one output row "
+                          "per decoder position); X_enc gives the keys and values.", "cross_attention.queries_from_encoder")
+    if n_dec != n_enc and weights.ndim >= 2 and weights.shape[-2:] == (n_enc, n_dec) and out.shape[-2] == n_enc:
         raise CheckFailed("your weights have one row per input position and one column per output position: the "
                           "sequences are swapped. The side that writes (X_dec) asks the queries; the input "
                           "sentence (X_enc) gives the keys and values, so the weights are (..., heads, n_dec, n_enc).",

@@ -6,6 +6,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import expect, forms
+from .attention import UNDERFLOW_MASK, shifted_softmax_candidates, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "06_long_sequences"
@@ -141,6 +142,32 @@ def _blockwise_candidates(call):
             "your answer ignores the mask: masked keys must get weight 0 (a score of -inf before the exponential)."
 
 
+def _nan_where_masked(result, mask, block_size) -> bool:
+    """Whether every query with NaN in ``result`` has a block of keys (or all its keys) masked: where the
+    running maximum is -inf, -inf - (-inf) gives NaN; NaN elsewhere has another cause (an overflow)."""
+    mask = np.asarray(mask)
+    mask = np.broadcast_to(mask if mask.dtype == bool else np.isfinite(mask), result.shape[:-1] + (mask.shape[-1],))
+    n_k = mask.shape[-1]
+    blocked = np.zeros(mask.shape[:-1], dtype=bool)
+    for start in range(0, n_k, block_size):
+        blocked |= ~mask[..., start:start + block_size].any(axis=-1)
+    return bool((~np.isnan(result).any(axis=-1) | blocked).all())
+
+
+def _judge_shifted(call, result, mask, scale):
+    """Name a running maximum that is not each row's own over its allowed keys (the hidden keys' scores taken
+    in, or one maximum for every query): :func:`attention.shifted_softmax_candidates` on the whole table."""
+    Q, K, V = call.args[:3]
+    factor = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
+    rtol, atol = expect.tolerances(np.result_type(Q, K, V))
+    with np.errstate(all="ignore"):
+        scores = Q @ np.swapaxes(K, -1, -2) * factor
+        for weights, misconception, message in shifted_softmax_candidates(scores, mask):
+            if expect.allclose(result, weights @ V, rtol, atol):
+                raise CheckFailed(message.replace("got NaN weights", "got a NaN output")
+                                  .replace("got zero weights", "got a zero output"), misconception)
+
+
 def _judge_blockwise(call, outcome, what="your output"):
     Q, K, V = call.args[:3]
     kwargs = dict(call.kwargs)
@@ -148,8 +175,11 @@ def _judge_blockwise(call, outcome, what="your output"):
     result = expect.array(outcome, call, what)
     reference = ref.blockwise_attention(Q, K, V, block_size, **kwargs)
     expect.shape(result, reference.shape, what, " (..., n_q, d_v): one row per query, the values' width")
+    if kwargs.get("mask") is not None and result.shape == reference.shape and \
+            not expect.allclose(result, reference, *expect.tolerances(np.result_type(Q, K, V))):
+        _judge_shifted(call, result, kwargs.get("mask"), kwargs.get("scale"))
     if np.isnan(result).any() and not np.isnan(reference).any():
-        if kwargs.get("mask") is not None:
+        if kwargs.get("mask") is not None and _nan_where_masked(result, kwargs["mask"], block_size):
             raise CheckFailed(f"NaN in {what} where a block or a whole row of keys is masked: the running "
                               f"maximum stays -inf there and -inf - (-inf) is NaN. Shift by 0 while the maximum is "
                               f"-inf, and leave a query with no allowed key at zeros.", "blockwise_attention.masked_nan")
@@ -191,7 +221,8 @@ def _padding_and_causal(rng):
     Q, K, V = _qkv(rng, (3,), 6, 10, 4, 3)
     lengths = np.array([10, 4, 0])  # the last sequence is all padding: its queries have no allowed key
     return [_bw_call(*_qkv(rng, (), 6, 9, 5, 2), 4, mask=ref.causal_mask(6, 9)),
-            _bw_call(Q, K, V, 3, mask=ref.padding_mask(lengths, 10))]
+            _bw_call(Q, K, V, 3, mask=ref.padding_mask(lengths, 10)),
+            _bw_call(*underflow_probe(rng), 2, mask=UNDERFLOW_MASK.copy())]
 
 
 @checks.add("blockwise_attention", "masks", "a causal mask and a padding mask with an empty sequence (zeros, no NaN)",

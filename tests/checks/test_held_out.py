@@ -1,0 +1,69 @@
+"""benchmarks/fairness.py --variants: a held-out set of answers (a python file defining ``VARIANTS``) is
+graded alone, and its counts are its own (issue 24)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.catalogue.fairness import load_variants
+
+ROOT = Path(__file__).resolve().parents[2]
+
+HELD_OUT = '''
+from autograder.catalogue import Variant
+
+VARIANTS = [
+    Variant("held_global_max", "01_scores_softmax", "softmax", {"softmax": """
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max())
+    return e / e.sum(axis=axis, keepdims=True)
+"""}, misconception="softmax.global_max"),
+    Variant("held_no_max", "01_scores_softmax", "softmax", {"softmax": """
+def softmax(x, axis=-1):
+    e = np.exp(np.asarray(x, dtype=float))
+    return e / e.sum(axis=axis, keepdims=True)
+"""}, misconception="softmax.global_max"),
+    Variant("held_right", "01_scores_softmax", "softmax", {"softmax": """
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+"""}, correct=True),
+]
+'''
+
+
+def test_a_held_out_file_is_measured_alone(tmp_path):
+    held = tmp_path / "held_out.py"
+    held.write_text(HELD_OUT)
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks/fairness.py"), "--variants", str(held), "--seeds", "2"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr
+    # the second answer is labelled with a mistake it does not make: the checks name its own, so it is "wrong"
+    assert "3 variants (2 wrong): named 1 / vague 0 / wrong 1 / missed 0;" in run.stdout, run.stdout
+    assert "stray failures 0" in run.stdout and "wrong: held_no_max" in run.stdout
+
+
+@pytest.mark.parametrize("text, expected", [
+    (None, "no such python file"),
+    ("VARIANTS = []\n", "non-empty list VARIANTS"),
+    ("VARIANTS = [('a', 'b')]\n", "expected Variant objects"),
+    ("from autograder.catalogue import Variant\nVARIANTS = [Variant('x', '01_scores_softmax', 'nope', {})]\n",
+     "task 'nope'"),
+])
+def test_a_bad_held_out_set_is_refused_naming_it(tmp_path, text, expected):
+    held = tmp_path / "held.py"
+    if text is not None:
+        held.write_text(text)
+    with pytest.raises(ValueError, match=expected) as error:
+        load_variants(str(held))
+    assert str(held) in str(error.value)
+
+
+def test_a_module_name_that_is_not_importable_is_refused():
+    with pytest.raises(ValueError, match="neither a .py file nor an importable module"):
+        load_variants("no_such_package.held_out")
