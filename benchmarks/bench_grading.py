@@ -7,8 +7,11 @@ The class (``autograder.synthetic``, ``REALISTIC`` mix): about two thirds of the
 everywhere, the rest with one or two typical mistakes from ``autograder/catalogue`` per
 assignment, a few notebooks not handed in (one per 40, at least one) and one broken file.
 Everything happens in temporary copies of the course; every grader runs as a fresh process
-(imports, the student kit's build and the prepared gradebook count), ``autograder grade`` through
-its command line (``autograder.cli``) with kernels sandboxed and verification on.
+(imports and the prepared gradebook count), ``autograder grade`` through its command line
+(``autograder.cli``) with kernels sandboxed and verification on. The kernel's student kit of
+each assignment (about 5 s each, cached in ``.autograder/kit`` by what it is built from) is built
+once beforehand, as the release or the first grading of the course leaves it, and its time is
+printed apart.
 
 Assignment by assignment, stock and ours run one after the other (interleaved, so the load of a
 shared machine falls on both alike), then ours without one guarantee at a time: the *cost* of a
@@ -89,7 +92,10 @@ def make_course(tmp: Path, assignments: list[str], n: int) -> tuple[Path, list[s
         klass = generate_class(root / "submitted", n_students=n, seed=0, assignments=assignments, course_dir=REPO,
                                mix=REALISTIC, unsubmitted=unsubmitted, broken=1)
         kinds = ", ".join(f"{c} {k}" for k, c in klass.kinds().items())
-        return root, assignments, f"{n} students ({kinds}); {unsubmitted} notebook(s) not handed in, 1 broken file"
+        kits = _build_kits(root, assignments)
+        return root, assignments, (f"{n} students ({kinds}); {unsubmitted} notebook(s) not handed in, 1 broken file; "
+                                   f"student kits built once beforehand in {kits:.1f} s (cached in .autograder/kit, "
+                                   f"as after the release or the first grading; not in the ratios)")
     from autograder.grading.minicourse import ASSIGNMENT, make_class
     from autograder.grading.minicourse import make_course as make_mini
 
@@ -98,6 +104,16 @@ def make_course(tmp: Path, assignments: list[str], n: int) -> tuple[Path, list[s
                    capture_output=True)
     make_class(root, n)
     return root, [ASSIGNMENT], f"{n} submissions of the tests' mini course"
+
+
+def _build_kits(root: Path, assignments: list[str]) -> float:
+    """Build the kernel's student kit of each assignment into the course's cache, as a first grading would."""
+    from autograder.kit.build import kernel_kit_files
+
+    t0 = time.perf_counter()
+    for a in assignments:
+        kernel_kit_files(root, a)
+    return time.perf_counter() - t0
 
 
 def run(cmd: list, cwd: Path) -> tuple[float, int, str]:
