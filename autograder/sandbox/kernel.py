@@ -162,9 +162,10 @@ def _writable_mounts(pid: int) -> list[str]:
     return found
 
 
-def _entries(top: str) -> set[str]:
-    """Every path under ``top`` on the same file system (not crossing into a mount), relative to ``top``."""
-    found: set[str] = set()
+def _entries(top: str) -> dict[str, tuple[int, int, int]]:
+    """Every path under ``top`` on the same file system (not crossing into a mount), relative to ``top``,
+    with what identifies it (inode, mode, owner)."""
+    found: dict[str, tuple[int, int, int]] = {}
     device = os.lstat(top).st_dev
 
     def walk(rel: str) -> None:
@@ -175,8 +176,8 @@ def _entries(top: str) -> set[str]:
             return
         for entry in children:
             path = os.path.join(rel, entry.name)
-            found.add(path)
             st = entry.stat(follow_symlinks=False)
+            found[path] = (st.st_ino, st.st_mode, st.st_uid)
             if stat.S_ISDIR(st.st_mode) and st.st_dev == device:
                 walk(path)
 
@@ -286,7 +287,8 @@ class KernelServer:
         return None
 
     def clean(self) -> bool:
-        """Kill every process of the sandbox but the server, remove what the kernel wrote; False if it could not."""
+        """Kill every process of the sandbox but the server, remove what the kernel wrote; False if it could not
+        (then the sandbox is discarded: a process that would not die, or a directory it started with changed)."""
         end = time.monotonic() + SPAWN_SECONDS
         while True:
             left = self._others()
@@ -301,8 +303,11 @@ class KernelServer:
                     pass
             time.sleep(0.005)
         for mount, clean in self.clean_state.items():
-            for rel in sorted(_entries(self.root + mount) - clean):
+            now = _entries(self.root + mount)
+            for rel in sorted(set(now) - set(clean)):
                 _remove(os.path.join(self.root + mount, rel))
+            if any(now.get(rel) != identity for rel, identity in clean.items()):
+                return False  # a directory the sandbox started with was moved, replaced or its mode changed
         return True
 
     def _others(self) -> list[int]:

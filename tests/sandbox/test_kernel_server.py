@@ -102,3 +102,14 @@ def test_a_process_left_behind_by_one_kernel_never_sees_the_next(server_mode):
     assert others == {}, others
     assert not any("SPY-OF-A" in cmd for cmd in seen["procs"].values())
     assert seen["found"] == [] and seen["segment"] == -1, seen
+
+
+def test_a_kernel_that_changes_the_sandbox_s_own_directories_leaves_the_next_one_a_fresh_sandbox(server_mode):
+    """What cannot be removed (a directory the sandbox started with, its mode changed or moved away) is no
+    cleaner for the next kernel: the sandbox is discarded and the next kernel gets a new one, as it started."""
+    probe = "import os, stat\nprint('MODE', oct(stat.S_IMODE(os.stat('/dev/shm').st_mode)))"
+    before = _run(probe + "\nos.chmod('/dev/shm', 0)")
+    first = kernel.servers.server
+    seen = _run(probe)
+    assert kernel.servers.server is not first
+    assert seen.split("MODE ", 1)[1].split()[0] == before.split("MODE ", 1)[1].split()[0] != "0o0", (before, seen)
