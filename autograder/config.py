@@ -92,8 +92,6 @@ class Grading(_Model):
     submission_timeout: float = Field(300.0, gt=0, description="wall-clock seconds per submission")
     workers: int | None = Field(None, gt=0, description="default: one per core")
     db_url: str = "sqlite:///gradebook.db"
-    kernel_start: Literal["fork", "spawn"] = Field(
-        "fork", description="fork: kernels forked from a warm process per worker; spawn: as stock nbgrader")
     sandbox: SandboxLimits = SandboxLimits()
     max_submission_mb: float = Field(
         20.0, gt=0, description="a submitted notebook larger than this is recorded as failed, never read (the "

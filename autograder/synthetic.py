@@ -16,6 +16,11 @@ Each student has a *kind*, the same for every assignment:
 ``two_misconceptions``
     the same with two mistakes on two different tasks.
 
+The shares of the kinds are a *mix*: :data:`MIX` (every kind, the demo's) by default, or
+:data:`REALISTIC` (two thirds right, the rest with one or two typical mistakes: the benchmark's
+class). ``unsubmitted`` notebooks can be left out and ``broken`` ones written as files that are
+not notebooks (the student's work on that assignment says so in ``Work.handed_in``).
+
 Mistakes are dealt round-robin from a shuffled catalogue, so a class covers the whole catalogue
 before any mistake repeats. Everything is drawn from one ``random.Random(seed)``: the same seed,
 notebooks and catalogue give the same class, byte for byte. Notebooks are written in nbgrader's
@@ -40,6 +45,10 @@ from .submissions import fill, solution_answers
 KINDS = ("complete", "blank", "partial", "misconception", "two_misconceptions")
 #: Share of each kind in a class (30 students: 8, 3, 6, 9, 4).
 MIX = {"complete": 0.27, "blank": 0.10, "partial": 0.20, "misconception": 0.30, "two_misconceptions": 0.13}
+#: A class as a course sees it (30 students: 20, 6, 4): what ``benchmarks/bench_grading.py`` grades.
+REALISTIC = {"complete": 0.67, "blank": 0.0, "partial": 0.0, "misconception": 0.20, "two_misconceptions": 0.13}
+#: What a broken file holds: a notebook cut off half-way (an editor that crashed while saving).
+BROKEN_BYTES = b'{"cells": [{"cell_type": "code", "source": "def softmax(x):\\n'
 WRITTEN_ANSWER = ("Dividing by the square root of d keeps the variance of the scores near 1 whatever the "
                   "dimension, so softmax does not saturate and its gradients do not vanish.")
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +63,7 @@ class Work:
     tasks_done: list[str] = field(default_factory=list)  # solution cells filled in
     variants: list[str] = field(default_factory=list)  # catalogue variants used (right and wrong)
     misconceptions: list[str] = field(default_factory=list)  # expected misconception ids
+    handed_in: str = "notebook"  # "notebook", "nothing" (no file) or "broken file" (not a notebook)
 
 
 @dataclass
@@ -78,14 +88,28 @@ class SyntheticClass:
                 "students": [asdict(s) for s in self.students]}
 
 
-def kind_counts(n: int) -> dict[str, int]:
-    """How many students of each kind a class of ``n`` gets (largest remainder; every kind once when n >= 5)."""
-    raw = {k: MIX[k] * n for k in KINDS}
+def check_mix(mix: dict) -> dict[str, float]:
+    """``mix`` as the shares of every kind; ValueError naming what is wrong (unknown kind, negative, not summing to 1)."""
+    unknown = sorted(set(mix) - set(KINDS))
+    if unknown:
+        raise ValueError(f"mix: unknown kind(s) {unknown}; expected some of {list(KINDS)}")
+    shares = {k: float(mix.get(k, 0.0)) for k in KINDS}
+    if min(shares.values()) < 0 or abs(sum(shares.values()) - 1) > 1e-6:
+        raise ValueError(f"mix: shares must be >= 0 and sum to 1, got {shares}")
+    return shares
+
+
+def kind_counts(n: int, mix: dict | None = None) -> dict[str, int]:
+    """How many students of each kind a class of ``n`` gets (largest remainder; every kind of the mix
+    once when n is at least the number of its kinds)."""
+    mix = check_mix(MIX if mix is None else mix)
+    raw = {k: mix[k] * n for k in KINDS}
     counts = {k: int(v) for k, v in raw.items()}
     for k in sorted(KINDS, key=lambda k: (-(raw[k] - counts[k]), KINDS.index(k)))[: n - sum(counts.values())]:
         counts[k] += 1
-    if n >= len(KINDS):
-        for k in KINDS:
+    present = [k for k in KINDS if mix[k] > 0]
+    if n >= len(present):
+        for k in present:
             while counts[k] == 0:
                 donor = max(KINDS, key=lambda d: counts[d])
                 counts[donor] -= 1
@@ -219,7 +243,8 @@ def _answers_of(kind: str, nb, rng: random.Random, deck: _Deck, wrong: list, rig
 
 
 def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, assignments: list[str] | None = None,
-                   course_dir: str | Path = PACKAGE_ROOT, variants: list | None = None) -> SyntheticClass:
+                   course_dir: str | Path = PACKAGE_ROOT, variants: list | None = None, mix: dict | None = None,
+                   unsubmitted: int = 0, broken: int = 0) -> SyntheticClass:
     """Write a synthetic class under ``out_dir`` and return what each student handed in.
 
     Parameters
@@ -227,7 +252,7 @@ def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, ass
     out_dir : path
         Written as ``out_dir/<student_id>/<assignment_id>/<notebook>.ipynb``.
     n_students : int
-        Class size (kinds in the proportions of :data:`MIX`).
+        Class size (kinds in the proportions of ``mix``).
     seed : int
         Everything random comes from ``random.Random(seed)``.
     assignments : list of str, optional
@@ -236,8 +261,17 @@ def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, ass
         Holds ``solutions/`` and ``assignments/`` (default: the repository of this package).
     variants : list of Variant, optional
         Default: :func:`autograder.catalogue.all_variants`.
+    mix : dict, optional
+        Share of each kind (default :data:`MIX`; :data:`REALISTIC` for a benchmark's class).
+    unsubmitted, broken : int
+        How many (student, assignment) notebooks are not handed in at all, and how many are a file
+        that is not a notebook (:data:`BROKEN_BYTES`); drawn at random among all of them.
     """
     import nbformat
+
+    for name, value in (("n_students", n_students), ("unsubmitted", unsubmitted), ("broken", broken)):
+        if not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
 
     if variants is None:
         from .catalogue import all_variants
@@ -245,7 +279,7 @@ def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, ass
     rng = random.Random(seed)
     notebooks = load_course_notebooks(course_dir, assignments)
     assignments = list(dict.fromkeys(nb.assignment for nb in notebooks))
-    counts = kind_counts(n_students)
+    counts = kind_counts(n_students, mix)
     kinds = [k for k in KINDS for _ in range(counts[k])]
     rng.shuffle(kinds)
     students = [Student(sid, kind) for sid, kind in zip(_student_ids(n_students), kinds)]
@@ -263,7 +297,25 @@ def generate_class(out_dir: str | Path, n_students: int = 30, seed: int = 0, ass
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(fill(nb.release, answers), str(path))
             student.work[nb.assignment if nb.name == nb.assignment else f"{nb.assignment}/{nb.name}"] = work
+    _hand_in_badly(out_dir, students, rng, unsubmitted, broken)
     return SyntheticClass(str(out_dir), seed, assignments, students)
+
+
+def _hand_in_badly(out_dir: Path, students: list[Student], rng: random.Random, unsubmitted: int, broken: int) -> None:
+    """Remove ``unsubmitted`` notebooks and overwrite ``broken`` others with a file that is not a notebook."""
+    handed = [(s, key) for s in students for key in s.work]
+    if unsubmitted + broken > len(handed):
+        raise ValueError(f"unsubmitted + broken ({unsubmitted + broken}) is more than the {len(handed)} notebooks "
+                         f"of the class")
+    for i, (student, key) in enumerate(rng.sample(handed, unsubmitted + broken)):
+        work = student.work[key]
+        path = out_dir / student.student_id / key.split("/")[0] / f"{work.notebook}.ipynb"
+        if i < unsubmitted:
+            path.unlink()
+            work.handed_in = "nothing"
+        else:
+            path.write_bytes(BROKEN_BYTES)
+            work.handed_in = "broken file"
 
 
 # ---------------------------------------------------------------- CLI
@@ -274,6 +326,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assignments", nargs="*", default=None, help="assignment ids (default: every one with a source)")
     parser.add_argument("--course", "--course-dir", dest="course_dir", default=str(PACKAGE_ROOT),
                         help="folder with solutions/ and assignments/ (default: this repository)")
+    parser.add_argument("--realistic", action="store_true",
+                        help="two thirds right, the rest with one or two mistakes (default: every kind, see MIX)")
+    parser.add_argument("--unsubmitted", type=int, default=0, help="notebooks not handed in (default 0)")
+    parser.add_argument("--broken", type=int, default=0, help="notebooks handed in as a broken file (default 0)")
     parser.add_argument("--manifest", default=None, help="also write what each student did as JSON here")
 
 
@@ -282,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.synthetic", description=__doc__.split("\n\n")[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
-    klass = generate_class(args.out_dir, args.students, args.seed, args.assignments, args.course_dir)
+    klass = generate_class(args.out_dir, args.students, args.seed, args.assignments, args.course_dir,
+                           mix=REALISTIC if args.realistic else None, unsubmitted=args.unsubmitted, broken=args.broken)
     if args.manifest:
         Path(args.manifest).write_text(json.dumps(klass.to_json(), indent=1), encoding="utf-8")
     kinds = ", ".join(f"{n} {k}" for k, n in klass.kinds().items())

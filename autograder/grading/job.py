@@ -346,7 +346,7 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, u
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
     from ..sandbox.command import Limits
-    from .timing import TimedExecute, TimedForkExecute, clock, sandboxed_execute
+    from .timing import TimedExecute, clock, sandboxed_execute
 
     aid, sid, nid = bundle.assignment_id, job.student_id, job.notebook_id
     sub = root / "submitted" / sid / aid
@@ -371,8 +371,8 @@ def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, u
     converter = Autograde(coursedir=CourseDirectory(config=config), config=config, log=log)
     if job.kernel_sandbox:
         execute = sandboxed_execute(Limits.coerce(bundle.course.grading.sandbox), _write_kit(bundle, job, root))
-    else:
-        execute = TimedForkExecute if bundle.course.grading.kernel_start == "fork" else TimedExecute
+    else:  # --unsafe-no-sandbox: stock nbgrader's kernel (not for credit)
+        execute = TimedExecute
     converter.autograde_preprocessors = [
         execute if p.__name__ == "Execute" else p for p in converter.autograde_preprocessors]
     clock.reset()

@@ -32,8 +32,8 @@ class _Clock:
     def kill_kernel(self) -> None:
         """The submission's time is up: kill its kernel now, or as soon as it has started."""
         self.expired = True
-        # Kernels have their own process group (jupyter_client starts a new session, the
-        # zygote calls setpgrp), so this never reaches the worker.
+        # Kernels have their own process group (jupyter_client starts a new session, a kernel
+        # forked in the sandbox calls setsid), so this never reaches the worker.
         if self.kernel_pgid and self.kernel_pgid != os.getpgrp():
             try:
                 os.killpg(self.kernel_pgid, signal.SIGKILL)
@@ -264,7 +264,7 @@ class TimedSandboxExecute(TimedExecute):
 
 def sandboxed_execute(limits, kit=None) -> type[TimedSandboxExecute]:
     """A TimedSandboxExecute whose kernels get ``limits`` (``course.yml`` ``grading.sandbox``) and the
-    student kit in directory ``kit`` (None: the whole grader, see :func:`autograder.sandbox.kernel.kernel_command`)."""
+    student kit in directory ``kit`` (None: the whole grader, see :func:`autograder.sandbox.kernel.server_command`)."""
     from ..sandbox.kernel import manager_class
 
     manager = manager_class(limits, None if kit is None else str(kit))
@@ -274,14 +274,3 @@ def sandboxed_execute(limits, kit=None) -> type[TimedSandboxExecute]:
         TimedSandboxExecute.__init__(self, *args, **kwargs)
 
     return type("TimedSandboxExecute", (TimedSandboxExecute,), {"__init__": __init__})
-
-
-class TimedForkExecute(TimedExecute):
-    """TimedExecute whose kernels are forked from a warm zygote (see :mod:`.zygote`)."""
-
-    def __init__(self, *args, **kwargs):
-        from .zygote import ForkKernelManager
-
-        # nbgrader's Execute passes kernel_manager_class as a keyword, which beats config.
-        kwargs.setdefault("kernel_manager_class", ForkKernelManager)
-        super().__init__(*args, **kwargs)

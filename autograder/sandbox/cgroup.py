@@ -203,6 +203,11 @@ class Group:
         joins = "; ".join(f"echo $$ > {shlex.quote(str(d / 'cgroup.procs'))} || exit 126" for d in self.dirs)
         return ["/bin/sh", "-c", f'{joins}; exec "$@"', "sandbox", *cmd]
 
+    def admit(self, pid: int) -> None:
+        """Move process ``pid`` (not yet running anything of a submission's) into the group."""
+        for d in self.dirs:
+            (d / "cgroup.procs").write_text(str(int(pid)))
+
     def close(self) -> None:
         """Kill whatever is left in the group and remove it."""
         for path in self.dirs:

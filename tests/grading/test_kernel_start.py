@@ -56,11 +56,10 @@ HOOK_SIGNATURE = [("self", inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Para
 
 
 def test_the_private_hook_our_kernel_managers_override_is_unchanged():
-    """zygote.ForkKernelManager and sandbox.kernel.SandboxKernelManager override jupyter_client's
+    """sandbox.kernel.SandboxKernelManager overrides jupyter_client's
     private ``_async_pre_start_kernel`` (pyproject bounds jupyter_client to the version tested): if a
     release renames it, changes its parameters, or starts the kernel without calling it, this fails
     with what changed, instead of the managers silently starting plain kernels."""
-    from autograder.grading.zygote import ForkKernelManager
     from autograder.sandbox.kernel import SandboxKernelManager
 
     hook = AsyncKernelManager._async_pre_start_kernel
@@ -69,17 +68,16 @@ def test_the_private_hook_our_kernel_managers_override_is_unchanged():
     assert got == HOOK_SIGNATURE, (
         f"jupyter_client {jupyter_client.__version__} changed the private hook our kernel managers override: "
         f"_async_pre_start_kernel{inspect.signature(hook)}, written against (self, *, transport_encryption=None, "
-        f"**kw) of 8.10.0. Read its new source, check zygote.ForkKernelManager and sandbox.kernel."
+        f"**kw) of 8.10.0. Read its new source, check sandbox.kernel."
         f"SandboxKernelManager, then update HOOK_SIGNATURE and pyproject's bound")
     starter = inspect.getsource(AsyncKernelManager.start_kernel)
     assert "self._async_pre_start_kernel(**kw)" in starter, (
         f"jupyter_client {jupyter_client.__version__}: start_kernel no longer calls self._async_pre_start_kernel"
         f"(**kw), so the overrides would never run (plain kernels, unsandboxed)")
-    assert "if self.provisioner is None" in inspect.getsource(hook)  # both set it before calling the hook
-    for manager in (ForkKernelManager, SandboxKernelManager):
-        assert "_async_pre_start_kernel" in vars(manager)
-        own = [(p.name, p.kind) for p in inspect.signature(manager._async_pre_start_kernel).parameters.values()]
-        assert own == [("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), ("kw", inspect.Parameter.VAR_KEYWORD)]
+    assert "if self.provisioner is None" in inspect.getsource(hook)  # it sets it before calling the hook
+    assert "_async_pre_start_kernel" in vars(SandboxKernelManager)
+    own = [(p.name, p.kind) for p in inspect.signature(SandboxKernelManager._async_pre_start_kernel).parameters.values()]
+    assert own == [("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), ("kw", inspect.Parameter.VAR_KEYWORD)]
 
 
 #: The cell's reply comes, then the kernel's "idle" comes ``seconds`` late: what a loaded host can do too.

@@ -125,3 +125,36 @@ def test_cli_and_manifest(course, tmp_path, capsys):
     assert "wrote 6 students x 1 assignments" in capsys.readouterr().out
     data = json.loads(manifest.read_text())
     assert len(data["students"]) == 6 and data["assignments"] == [A]
+
+
+def test_realistic_mix():
+    """Two thirds right, the rest with one or two mistakes, no blank or partial notebook."""
+    assert synthetic.kind_counts(30, synthetic.REALISTIC) == {"complete": 20, "blank": 0, "partial": 0,
+                                                              "misconception": 6, "two_misconceptions": 4}
+    assert min(v for v in synthetic.kind_counts(3, synthetic.REALISTIC).values() if v) == 1
+    with pytest.raises(ValueError, match="unknown kind"):
+        synthetic.kind_counts(10, {"complete": 0.5, "lazy": 0.5})
+    with pytest.raises(ValueError, match="sum to 1"):
+        synthetic.kind_counts(10, {"complete": 0.5})
+
+
+def test_unsubmitted_and_broken(course, tmp_path):
+    out = tmp_path / "class"
+    klass = synthetic.generate_class(out, 12, seed=2, course_dir=course, variants=VARIANTS, mix=synthetic.REALISTIC,
+                                     unsubmitted=3, broken=1)
+    handed = Counter(s.work[A].handed_in for s in klass.students)
+    assert handed == {"notebook": 8, "nothing": 3, "broken file": 1}
+    for student in klass.students:
+        path = out / student.student_id / A / f"{A}.ipynb"
+        state = student.work[A].handed_in
+        assert path.exists() == (state != "nothing")
+        if state == "broken file":
+            assert path.read_bytes() == synthetic.BROKEN_BYTES
+            with pytest.raises(Exception):
+                nbformat.reads(path.read_text(), as_version=4)
+        elif state == "notebook":
+            nbformat.read(str(path), as_version=4)
+    with pytest.raises(ValueError, match="more than the 12 notebooks"):
+        synthetic.generate_class(tmp_path / "x", 12, course_dir=course, variants=VARIANTS, unsubmitted=12, broken=1)
+    with pytest.raises(ValueError, match="unsubmitted must be a non-negative integer"):
+        synthetic.generate_class(tmp_path / "y", 12, course_dir=course, variants=VARIANTS, unsubmitted=-1)
