@@ -19,7 +19,7 @@ def test_dask_local_cluster_equals_pool(parallel_graded, generated_course, tmp_p
 
     pool_root, _ = parallel_graded
     root = copy_course(generated_course, tmp_path / "course")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=50) as cluster, Client(cluster) as client:
         summary = api.grade(root, scheduler=client.scheduler.address, progress=False, verify=False)
     assert (summary.graded, summary.failed, summary.errors) == (N_STUDENTS, 0, [])
@@ -34,7 +34,7 @@ def test_two_workers_of_two_threads_with_verification_equal_stock_nbgrader(stock
     from distributed import Client, LocalCluster
 
     root = copy_course(generated_course, tmp_path / "course")
-    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=":0",
                       silence_logs=50) as cluster, Client(cluster) as client:
         summary = api.grade(root, scheduler=client.scheduler.address, progress=False, verify=True)
     assert (summary.graded, summary.failed, summary.errors) == (N_STUDENTS, 0, [])
@@ -53,7 +53,7 @@ def test_a_hung_job_on_a_dask_worker_is_stopped_and_the_worker_restarted():
 
     from autograder.grading.executors import DaskCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=50) as cluster, Client(cluster) as client:
         executor = DaskCluster({}, client, memory_mb=1024)
         hung = client.submit(time.sleep, 600, pure=False)
@@ -77,7 +77,7 @@ def test_every_dask_worker_is_bounded_as_the_pool_s_are():
     def limits():
         return resource.getrlimit(resource.RLIMIT_AS)[0], executors._address_space()
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=50) as cluster, Client(cluster) as client:
         assert {soft for soft, _ in client.run(limits).values()} == {resource.RLIM_INFINITY}
         DaskCluster({}, client, memory_mb=256)
