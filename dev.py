@@ -69,9 +69,9 @@ def main(argv: list[str]) -> int:
     if lint != 0:
         print("ruff check found the problems above", file=sys.stderr)
         return lint
-    # One worker per core; the test groups of tests/conftest.py are meant to keep each expensive fixture
-    # on one worker (not yet in effect: see there). The slowest tests are listed at the end: where the
-    # suite's time goes, on every CI run.
+    # One worker per core; tests/conftest.py schedules "loadgroup" itself, so that each expensive fixture
+    # is made on one worker only. The slowest tests are listed at the end: where the suite's time goes,
+    # on every CI run.
     parallel = ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder"]
     return run(str(BIN / "python"), "-m", "pytest", *parallel, "--durations=25", *rest)
 

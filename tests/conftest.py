@@ -1,19 +1,23 @@
-"""How the suite is meant to be spread over pytest-xdist's workers (``dev.py test`` runs ``-n auto --dist loadgroup``).
+"""How the suite is spread over pytest-xdist's workers (``dev.py test`` runs ``-n auto --dist loadgroup``).
 
-A session fixture is made once per worker, and the suite's expensive ones (a real nbgrader run of
-every notebook, the student kit's fresh venv, a JupyterLab server, a stock-graded class, a
-PostgreSQL cluster) cost tens of seconds each. So the tests are marked in groups: two tests that
-share a module, or a session fixture of ours, get one ``xdist_group``, meant to run on one worker
-so that no expensive fixture is made twice, and the groups that take longest come first (:data:`FIRST`).
+A session fixture is made once per worker, and a module fixture once per worker that runs one of the
+module's tests; the suite's expensive ones (a real nbgrader run of every notebook, the student kit's
+fresh venv, a JupyterLab server, a stock-graded class, a PostgreSQL cluster) cost tens of seconds to
+minutes each. So the tests are put in groups: two tests that share a module, or a session fixture of
+ours, are one group, and a group runs on one worker, so that no expensive fixture is made twice; the
+groups that take longest start first (:data:`FIRST`), so that the two workers end together.
 
-**Not in effect yet** (measured 2026-12-02, pytest 9.2 with pytest-xdist 3.8.0): xdist's loadgroup
-groups by a suffix it writes into ``item._nodeid``, which pytest 9 no longer reads back, so even a
-static ``@pytest.mark.xdist_group`` sends a module's tests to both workers; the suite runs as
-``--dist load`` and some session fixtures are made on both workers. The fix is a scheduler of our
-own (``pytest_xdist_make_scheduler``) that reads these groups; until then the marks are harmless.
+xdist's own ``loadgroup`` cannot carry these groups under pytest 9 (it groups by a suffix it writes
+into ``item._nodeid``, which pytest 9 no longer reads back: even a static ``xdist_group`` mark
+spreads a module over both workers). So ``--dist loadgroup`` is scheduled here (:class:`GroupScheduling`):
+each worker writes the groups it collected to a file the controller named, and the controller
+hands out one group at a time, in the collected order.
 """
 from __future__ import annotations
 
+import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -88,5 +92,57 @@ def pytest_collection_modifyitems(config, items):
         members.setdefault(groups[item], []).append(item.nodeid.split("::")[0])
     order = {g: (min(_rank(m) for m in mods), i) for i, (g, mods) in enumerate(members.items())}
     items.sort(key=lambda item: order[groups[item]])
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[item]))
+    where = getattr(config, "workerinput", {}).get(GROUPS_FILE)
+    if where:
+        Path(where).write_text(json.dumps({item.nodeid: groups[item] for item in items}))
+
+
+#: The key of ``workerinput`` that names the file a worker writes its ``{nodeid: group}`` to.
+GROUPS_FILE = "attention_course_groups_file"
+
+
+_GROUPS_FOLDER = pytest.StashKey[Path]()
+
+
+def pytest_configure(config):
+    if config.getvalue("dist") == "loadgroup" and not hasattr(config, "workerinput"):
+        config.stash[_GROUPS_FOLDER] = Path(tempfile.mkdtemp(prefix="test-groups-"))
+
+
+def pytest_unconfigure(config):
+    folder = config.stash.get(_GROUPS_FOLDER, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    folder = node.config.stash.get(_GROUPS_FOLDER, None)
+    if folder is not None:
+        node.workerinput[GROUPS_FILE] = str(folder / f"{node.gateway.id}.json")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling, a scope being one of :func:`_groups`' groups, read from the file a
+        worker wrote when it collected (the workers collect the same tests, so any one will do)."""
+
+        def __init__(self, config, log=None):
+            super().__init__(config, log)
+            self._group_of: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._group_of is None:
+                files = [Path(n.workerinput[GROUPS_FILE]) for n in self.nodes]
+                written = [f for f in files if f.exists()]
+                if not written:
+                    raise RuntimeError(f"no worker wrote its test groups to {files}")
+                self._group_of = json.loads(written[0].read_text())
+            return self._group_of[nodeid]
+
+    return GroupScheduling(config, log)
