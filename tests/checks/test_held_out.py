@@ -22,6 +22,12 @@ def softmax(x, axis=-1):
     e = np.exp(x - x.max())
     return e / e.sum(axis=axis, keepdims=True)
 """}, misconception="softmax.global_max"),
+    Variant("held_own_words", "01_scores_softmax", "softmax", {"softmax": """
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x))
+    return e / np.sum(e, axis=axis, keepdims=True)
+"""}, misconception="takes the max of the whole array"),
     Variant("held_no_max", "01_scores_softmax", "softmax", {"softmax": """
 def softmax(x, axis=-1):
     e = np.exp(np.asarray(x, dtype=float))
@@ -43,9 +49,11 @@ def test_a_held_out_file_is_measured_alone(tmp_path):
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks/fairness.py"), "--variants", str(held), "--seeds", "2"],
                          capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert run.returncode == 0, run.stderr
-    # the second answer is labelled with a mistake it does not make: the checks name its own, so it is "wrong"
-    assert "3 variants (2 wrong): named 1 / vague 0 / wrong 1 / missed 0;" in run.stdout, run.stdout
+    # the third answer is labelled with a mistake it does not make: the checks name its own, so it is "wrong";
+    # the second is labelled in its author's words: what the checks named is printed for a person to read
+    assert "4 variants (3 wrong): named 1 / vague 0 / wrong 1 / missed 0 / unlabelled 1;" in run.stdout, run.stdout
     assert "stray failures 0" in run.stdout and "wrong: held_no_max" in run.stdout
+    assert "unlabelled: held_own_words" in run.stdout and "softmax.global_max:" in run.stdout
 
 
 @pytest.mark.parametrize("text, expected", [
