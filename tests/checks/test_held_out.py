@@ -48,6 +48,29 @@ def test_a_held_out_file_is_measured_alone(tmp_path):
     assert "stray failures 0" in run.stdout and "wrong: held_no_max" in run.stdout
 
 
+UNLABELLED = '''
+from autograder.catalogue import Variant
+
+VARIANTS = [
+    Variant("held_cosine", "01_scores_softmax", "dot_product", {"dot_product": """
+def dot_product(q, k):
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    return float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k)))
+"""}, misconception=None),
+]
+'''
+
+
+def test_a_held_out_answer_labelled_none_is_reported_with_what_the_checks_named(tmp_path):
+    held = tmp_path / "held_out.py"
+    held.write_text(UNLABELLED)
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks/fairness.py"), "--variants", str(held), "--seeds", "2"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "named 0 / vague 0 / wrong 0 / missed 0 / unlabelled 1;" in run.stdout, run.stdout
+    assert "unlabelled: held_cosine (None)" in run.stdout and "dot_product.cosine:" in run.stdout
+
+
 @pytest.mark.parametrize("text, expected", [
     (None, "no such python file"),
     ("VARIANTS = []\n", "non-empty list VARIANTS"),
