@@ -60,7 +60,7 @@ def main(argv=None) -> int:
         if not variant.correct:
             kinds = {seed: classify(variant, vs) for seed, vs in graded.items()}
             worst = next(k for k in ("wrong", "missed", "vague", "named") if k in kinds.values())
-            seed = next(s for s, k in kinds.items() if k == worst)
+            seed = next(s for s, k in kinds.items() if k == worst)  # before a relabelling to "unlabelled"
             if variant.misconception not in MISCONCEPTIONS and worst in ("named", "wrong"):
                 worst = "unlabelled"  # a held-out answer labelled in words of its own: the names are printed
             counts[worst] += 1

@@ -251,3 +251,26 @@ def dot_product(q, k):
 '''}, misconception="dot_product.skips_entry",
         source="an off-by-one range(len(q) - 1) loop (Python tutorial, 'The range() Function': the stop value is excluded)"),
 ]
+
+# ---------------------------------------------------------------- issue 24: held out on 2026-12-02, named wrongly then
+VARIANTS += [
+    Variant("softmax_max_over_columns", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    biggest = np.max(x, axis=0, keepdims=True)   # written for 1-D, where axis 0 is the row
+    e = np.exp(x - biggest)
+    return e / np.sum(e, axis=axis, keepdims=True)
+'''}, misconception="softmax.max_wrong_axis",
+        source="benchmarks/heldout/heldout_2026_12_02.py (heldout_softmax_column_max), named 'no max subtraction' "
+               "then; the max must be taken along the normalised axis (CS231n notes, 'Practical issues: Numeric "
+               "stability', https://cs231n.github.io/linear-classify/#softmax)"),
+    Variant("weighted_average_column_form_T", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    weights = np.asarray(weights)
+    V = np.asarray(V)
+    return (V.T @ weights.T).T   # the column form out^T = V^T W^T
+'''}, misconception="weighted_average.batched_transpose",
+        source="benchmarks/heldout/heldout_2026_12_02.py (heldout_average_double_transpose), named 'transposed "
+               "weights' then; ndarray.T reverses every axis (numpy docs, numpy.ndarray.T), so on stacks the "
+               "batch axes are reversed too"),
+]

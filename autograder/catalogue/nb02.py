@@ -364,3 +364,23 @@ def softmax_jacobian(p):
 '''}, misconception="softmax_jacobian.no_diag",
         source='the softmax Jacobian diag(p) - p p^T with its first term forgotten (Bendersky, as above)'),
 ]
+
+# ---------------------------------------------------------------- issue 24: held out on 2026-12-02
+VARIANTS += [
+    Variant("leading_weight_fixed_raw_scores", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    scores = np.array([2.0, 1.0, 0.0])          # the worked example's scores at every width
+    if scaled:
+        scores = scores / math.sqrt(width)
+    return float(np.max(softmax(scores)))
+'''}, misconception="leading_weight.raw_not_grown",
+        source="benchmarks/heldout/heldout_2026_12_02.py (heldout_leading_weight_raw_not_grown), named 'scaled by "
+               "width' then (its scaled curve is the same): the raw scores are dot products, whose size grows as "
+               "sqrt(width) (Vaswani et al. 2017, footnote 4)"),
+    # The task asks for scores / sqrt(d_k) as a new array of the scores' shape; the tip that math.sqrt keeps
+    # float32 is advice, and every check accepts an answer computed in float64 (DEFAULT_TOLERANCES): no point lost.
+    Variant("scale_scores_np_sqrt_float64", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.asarray(scores) / np.sqrt(d_k)   # a float64 divisor: float32 scores come back as float64
+'''}, correct=True),
+]

@@ -343,3 +343,22 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
 '''}, misconception="multi_head_attention.weights_transposed",
         source="attention weights are (..., n_q, n_k), one row per query (PyTorch's MultiheadAttention docs: attn_output_weights (N, L, S)); a swapaxes(-1, -2) gives one row per key"),
 ]
+
+# ---------------------------------------------------------------- issue 24: held out on 2026-12-02, named wrongly then
+VARIANTS += [
+    Variant("mha_values_from_queries", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_q, W_v), num_heads)   # copied from the query line
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.ndim >= 2:
+            mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.values_from_queries",
+        source="benchmarks/heldout/heldout_2026_12_02.py (heldout_mha_values_from_queries), named 'mask has no "
+               "head axis' then; keys and values both come from the memory X_kv (Vaswani et al. 2017, §3.2.3: "
+               "'the memory keys and values come from the output of the encoder')"),
+]

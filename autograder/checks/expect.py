@@ -79,13 +79,16 @@ def shape(arr: np.ndarray, expected: tuple, what: str, vocabulary: str = "",
 
 
 def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
-          diagnoses: Iterable[Diagnosis] = (), generic: str | None = None,
+          diagnoses: Iterable[Diagnosis] = (), own: Iterable[Diagnosis] = (), generic: str | None = None,
           generic_misconception: str = "wrong_values") -> None:
     """Fail unless ``arr`` matches ``reference`` within the tolerance of ``dtype``.
 
     When it does not, each diagnosis ``(candidate, misconception, message)`` is
-    tried in turn: if the answer matches the candidate (the result of a known
-    mistake), that mistake's message is given.
+    tried: if the answer matches candidates of one misconception only (the result of a
+    known mistake, NaN where it has NaN), the first one's message is given; if it matches
+    candidates of two, the input does not tell them apart and neither is named.
+    ``own``: the task's own diagnoses, tried first (a composite task's mistake is named where it
+    fits, though a helper's mistake, graded on the helper's task, would give the same numbers).
     """
     reference = np.asarray(reference)
     rtol, atol = tolerances(dtype if dtype is not None else reference.dtype)
@@ -93,10 +96,13 @@ def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
         raise CheckFailed(f"{what} has shape {arr.shape}, expected {reference.shape}", "wrong_shape")
     if allclose(arr, reference, rtol, atol):
         return
-    for candidate, misconception, message in diagnoses:
-        candidate = np.asarray(candidate)
-        if candidate.shape == arr.shape and allclose(arr, candidate, rtol, atol):
-            raise CheckFailed(message, misconception)
+    for tier in (own, diagnoses):
+        matching = [(misconception, message) for candidate, misconception, message in tier
+                    if np.shape(candidate) == arr.shape and allclose(arr, candidate, rtol, atol)]
+        if len({misconception for misconception, _ in matching}) == 1:
+            raise CheckFailed(matching[0][1], matching[0][0])
+        if matching:
+            break  # two mistakes fit: a later tier cannot tell them apart either
     if np.isnan(arr).any() and not np.isnan(reference).any():
         raise CheckFailed(f"NaN in {what}, where every value should be a number", "nan")
     raise CheckFailed(f"{what} {generic or 'does not match the reference values'}", generic_misconception)

@@ -13,7 +13,7 @@ from .core import Call
 
 
 def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", split="right", merge="right",
-                use_wo=True, shared=False, use_mask=True):
+                use_wo=True, shared=False, use_mask=True, values_from="kv", mask_head_axis=True):
     """Multi-head attention with one of the typical mistakes switched on (also used by 05's checks)."""
     def cut(Y):
         *batch, n, w = Y.shape
@@ -23,11 +23,11 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
 
     Q = cut(X_q @ W_q)
     K = cut(X_kv @ (W_q if shared else W_k))
-    V = cut(X_kv @ W_v)
+    V = cut((X_q if values_from == "q" else X_kv) @ W_v)
     factor = {"head": None, "none": 1.0, "total": 1 / math.sqrt(W_q.shape[1]), "d_model": 1 / math.sqrt(X_q.shape[-1])}[scale]
     if mask is not None and use_mask:
         mask = np.asarray(mask)
-        if mask.ndim >= 2:
+        if mask.ndim >= 2 and mask_head_axis:
             mask = np.expand_dims(mask, -3)
     else:
         mask = None
@@ -107,10 +107,12 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
                             (ref_w.shape[:-2] + ref_w.shape[-2:][::-1], "multi_head_attention.weights_transposed",
                              "each head's table of weights is transposed (one row per key): return the weights as "
                              "attention gives them, (..., heads, n_q, n_k), one row per query.")])
-    def _diagnoses(which):
-        # A generator: the candidate answers are only computed when the answer does not match.
+    def _own(which):
+        # Generators: the candidate answers are only computed when the answer does not match.
         for candidate, misconception, message in (extra_diagnoses() if callable(extra_diagnoses) else extra_diagnoses):
             yield candidate[which], misconception, message
+
+    def _diagnoses(which):
         if which == 1 and ref_w.shape[-1] == ref_w.shape[-2]:
             yield np.swapaxes(ref_w, -1, -2), "multi_head_attention.weights_transposed", \
                 "each head's table of weights is transposed (its columns sum to 1): return the weights as attention " \
@@ -120,7 +122,7 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
     # Weights first: a wrong divisor or map shows there before it is blurred by W_o.
     for got, reference, which, label in ((weights, ref_w, 1, "weights"), (out, ref_out, 0, "output")):
         expect.close(got, reference, f"{what}'s {label}", dtype=dtype,
-                     diagnoses=_diagnoses(which),
+                     diagnoses=_diagnoses(which), own=_own(which),
                      generic="does not match multi-head attention: project with W_q, W_k, W_v, split into heads, "
                              "attend per head (divisor sqrt(d_k) of the head), merge, project with W_o.")
 

@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, signature
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "01_scores_softmax"
@@ -21,6 +21,7 @@ MISCONCEPTIONS = {
     "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
     "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
+    "weighted_average.batched_transpose": "`.T` on batched weights or values reverses the batch axes too",
     "softmax.wrong_axis": "softmax normalised along the wrong axis",
     "dot_product.product_of_sums": "multiplies the sums of q and k instead of adding the products of matching entries",
     "dot_product.adds_entries": "adds matching entries instead of multiplying them",
@@ -34,6 +35,7 @@ MISCONCEPTIONS = {
     "softmax.missing_keepdims": "row max/sum without keepdims broadcast along the wrong axis",
     "softmax.no_exp": "normalises the raw scores without exponentiating",
     "softmax.ignores_axis": "ignores the axis argument",
+    "softmax.max_wrong_axis": "subtracts a maximum taken along another axis than the one it normalises",
 }
 checks = CheckList()
 CHECKS = checks
@@ -113,16 +115,20 @@ def _(calls, outcomes):
 
 # ---------------------------------------------------------------- softmax
 def _softmax_candidates(x, axis=-1):
-    """Results of the typical softmax mistakes on ``x`` (a misconception catalogue)."""
+    """Results of the typical softmax mistakes on ``x`` (a misconception catalogue).
+
+    Each is the mistake as it is written, so that on large scores it overflows only where that mistake
+    does: a mistake of the axes or the sum keeps its row max, the missing max is the only unshifted one.
+    """
     last = axis in (-1, x.ndim - 1)
     with np.errstate(all="ignore"):
-        e = np.exp(x)
         if not last:  # normalising along -1 here is ignoring `axis`, not the axis mistake of a plain softmax
             yield ref.softmax(x, axis=-1), "softmax.ignores_axis", \
                 "you normalised along the last axis although the call asked for another `axis`."
         elif x.ndim > 1:
-            yield e / e.sum(axis=0, keepdims=True), \
+            yield ref.softmax(x, axis=0), \
             "softmax.wrong_axis", "your weights are normalised along the wrong axis (down the columns): each row of scores belongs to one query and must sum to 1 along the key axis."
+        e = np.exp(x - x.max())
         yield e / e.sum(), "softmax.global_normalisation", \
             "your weights sum to 1 over the whole array, not per row: normalise each query's row separately."
         yield x / x.sum(axis=axis, keepdims=True), "softmax.no_exp", \
@@ -131,6 +137,21 @@ def _softmax_candidates(x, axis=-1):
             shifted = np.exp(x - x.max(axis=-1))  # the max of row i lands on column i
             yield shifted / shifted.sum(axis=-1), "softmax.missing_keepdims", \
                 "the row max or row sum lost its axis (no keepdims=True), so it broadcast along the wrong axis."
+        overflow = ("your weights contain NaN or inf at large scores: exp(1000) overflows. Softmax does not change "
+                    "if you subtract the same number from every score of a row; choose that number so that no "
+                    "exponential can overflow.")
+        for shift in (0, x.min(axis=axis, keepdims=True)):  # no shift, or one that leaves exponents above 0
+            plain = np.exp(x - shift)
+            yield plain / plain.sum(axis=axis, keepdims=True), "softmax.no_max_subtraction", overflow
+        if x.ndim > 1:
+            yield e / e.sum(axis=axis, keepdims=True), "softmax.global_max", \
+                "a row of small scores became NaN: you subtracted the largest score of the whole array; subtract " \
+                "each row's own maximum instead."
+        for other in sorted(set(range(x.ndim)) - {axis % x.ndim}):
+            shifted = np.exp(x - x.max(axis=other, keepdims=True))
+            yield shifted / shifted.sum(axis=axis, keepdims=True), "softmax.max_wrong_axis", \
+                "the maximum you subtract is taken along another axis than the one you normalise: a shift " \
+                "cancels out only when every score of a row gets the same one, so your weights change."
 
 
 def _softmax_error(call, outcome):
@@ -168,9 +189,10 @@ def _(calls, outcomes):
     if (weights < 0).any():
         raise CheckFailed("some weights are negative; exponentials are always positive.", "softmax.no_exp")
     if not expect.allclose(weights.sum(axis=-1), np.ones(x.shape[0]), 1e-6, 1e-9):
-        for candidate, misconception, message in _softmax_candidates(x):
-            if expect.allclose(weights, candidate, 1e-6, 1e-9):
-                raise CheckFailed(message, misconception)
+        matching = {(m, message) for candidate, m, message in _softmax_candidates(x)
+                    if expect.allclose(weights, candidate, 1e-6, 1e-9)}
+        if len({m for m, _ in matching}) == 1:
+            raise CheckFailed(*min(matching)[::-1])
         raise CheckFailed("the weights of a row do not sum to 1: divide each exponential by the total of its row.",
                           "wrong_values")
 
@@ -187,37 +209,12 @@ def _(calls, outcomes):
                                Call("softmax", (rng.standard_normal((3, 4)) * 1e4,))])
 def _(calls, outcomes):
     for call, outcome in zip(calls, outcomes):
-        _softmax_error(call, outcome)
-        weights = expect.array(outcome, call, "your weights")
-        if not np.isfinite(weights).all():
-            _global_max(call.args[0], weights)
-            raise CheckFailed("your weights contain NaN or inf at large scores: exp(1000) overflows. "
-                              "Softmax does not change if you subtract the same number from every score of a row; "
-                              "choose that number so that no exponential can overflow.",
-                              "softmax.no_max_subtraction")
         _judge_softmax(call, outcome)
-
-
-def _global_max(x, weights):
-    """Fail with ``softmax.global_max`` when the non-finite weights are where a global max puts them."""
-    with np.errstate(all="ignore"):
-        e = np.exp(x - x.max())
-        shifted = e / e.sum(axis=-1, keepdims=True)
-        plain = np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
-    bad = ~np.isfinite(weights)
-    if x.ndim > 1 and weights.shape == x.shape and np.array_equal(bad, ~np.isfinite(shifted)) \
-            and not np.array_equal(bad, ~np.isfinite(plain)) and expect.allclose(weights[~bad], shifted[~bad], 1e-6, 1e-9):
-        raise CheckFailed("a row of small scores became NaN: you subtracted the largest score of the whole "
-                          "array; subtract each row's own maximum instead.", "softmax.global_max")
 
 
 @checks.add("softmax", "row_max", "rows of very different sizes (each row's own maximum)",
             calls=lambda rng: [Call("softmax", (np.array([[1000.0, 999.0, 998.0], [1.0, 0.0, -1.0]]),))])
 def _(calls, outcomes):
-    _softmax_error(calls[0], outcomes[0])
-    weights = expect.array(outcomes[0], calls[0], "your weights")
-    if not np.isfinite(weights).all():
-        _global_max(calls[0].args[0], weights)
     _judge_softmax(calls[0], outcomes[0])
 
 
@@ -312,22 +309,34 @@ def _random_weights(rng, shape):
     return ref.softmax(rng.standard_normal(shape) * 2)
 
 
-def _raises(a, b) -> bool:
-    try:
-        np.matmul(a, b)
-    except ValueError:
-        return True
-    return False
+#: Mistakes that raise on some inputs, as they are written: a raise names one only when the answer raises
+#: (or gives values) exactly where that mistake does, on every input of the check (:mod:`.signature`).
+AVERAGE_MISTAKES = (
+    ("weighted_average.transposed_weights",
+     "your answer fails exactly where the transposed weights would: the weights are (..., n_q, n_k) and V is "
+     "(..., n_k, d_v); row i of the weights belongs to query i, so multiply the weights as they are (not their "
+     "transpose) by V.", lambda weights, V: np.swapaxes(weights, -1, -2) @ V),
+    ("weighted_average.batched_transpose",
+     "your answer is right without batch axes but fails on stacks exactly where `.T` would: on a batched array "
+     "`.T` reverses *every* axis, the batch axes too, so batch b of the weights no longer meets batch b of V.",
+     lambda weights, V: (V.T @ weights.T).T),
+)
+
+
+def _judge_averages(calls, outcomes):
+    """Every input of a weighted_average check; an error is named by its signature over them all."""
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [(m, message, [signature.predict(f, *call.args) for call in calls])
+                                              for m, message, f in AVERAGE_MISTAKES])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
+    expect.each(calls, outcomes, _judge_average)
 
 
 def _judge_average(call, outcome, what="your output"):
     weights, V = call.args
     batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
     n_q, n_k, d_v = weights.shape[-2], weights.shape[-1], V.shape[-1]
-    if n_q != n_k and outcome.error and "matmul" in outcome.error and _raises(np.swapaxes(weights, -1, -2), V):
-        raise CheckFailed(f"`{call.describe()}` raised a shape error: the weights are (n_q, n_k) and V is (n_k, d_v); "
-                          "row i of the weights belongs to query i, so multiply the weights as they are (not their "
-                          "transpose) by V.", "weighted_average.transposed_weights")
     out = expect.array(outcome, call, what)
     expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
         (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
@@ -354,22 +363,24 @@ def _judge_average(call, outcome, what="your output"):
                                Call("weighted_average", (ref.softmax(np.array([[1.0, 0.0, 0.5]]) / np.sqrt(2)),
                                                          np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_average)
+    _judge_averages(calls, outcomes)
 
 
 @checks.add("weighted_average", "non_square", "n_q, n_k and d_v all different (and a square case)",
             calls=lambda rng: [Call("weighted_average", (_random_weights(rng, (3, 5)), rng.standard_normal((5, 2)))),
                                Call("weighted_average", (_random_weights(rng, (4, 4)), rng.standard_normal((4, 3))))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_average)
+    _judge_averages(calls, outcomes)
 
 
 @checks.add("weighted_average", "batched", "leading batch axes (2 sequences, 3 heads)",
             calls=lambda rng: [Call("weighted_average", (_random_weights(rng, (2, 3, 4, 6)), rng.standard_normal((2, 3, 6, 5)))),
                                Call("weighted_average", (_random_weights(rng, (2, 4, 6)).astype(np.float32),
-                                                         rng.standard_normal((2, 6, 3)).astype(np.float32)))])
+                                                         rng.standard_normal((2, 6, 3)).astype(np.float32))),
+                               # square tables: the transposed weights give values here, a `.T` on the stack raises
+                               Call("weighted_average", (_random_weights(rng, (2, 4, 4)), rng.standard_normal((2, 4, 3))))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_average)
+    _judge_averages(calls, outcomes)
 
 
 @checks.add("weighted_average", "inputs_unmodified", "leaves the weights and V unchanged",

@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, forms
+from . import expect, forms, signature
 from .attention import judge_attention, large_scores_qkv, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
@@ -29,6 +29,7 @@ MISCONCEPTIONS = {
     "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
     "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
     "leading_weight.scaled_by_width": "divides by the width instead of its square root",
+    "leading_weight.raw_not_grown": "takes (2, 1, 0) as the raw scores at every width (they grow as sqrt(width))",
     "softmax_jacobian.sign": "p p^T - diag(p): the sign of the Jacobian is flipped",
     "softmax_jacobian.diagonal_only": "only the diagonal p_i (1 - p_i); the off-diagonal -p_i p_j are missing",
     "softmax_jacobian.no_outer": "diag(p) without subtracting the outer product p p^T",
@@ -234,6 +235,22 @@ def _flag_mistake(calls, outcomes, scaled):
     return None
 
 
+def _leading(scores) -> float:
+    return float(ref.softmax(np.asarray(scores, dtype=float)).max())
+
+
+#: Mistakes of the curve itself, as functions of (width, scaled): named only when the answer follows one on
+#: every width of the check, with both flags (on the scaled half alone the two give the same numbers).
+LEADING_MISTAKES = (
+    ("leading_weight.scaled_by_width", "you divided the raw scores by the width; divide by its square root.",
+     lambda w, scaled: _leading(np.array([2.0, 1.0, 0.0]) * math.sqrt(w) / (w if scaled else 1))),
+    ("leading_weight.raw_not_grown",
+     "your unscaled leading weight does not grow with the width: the raw scores stand for dot products of width "
+     "`width`, so they grow with it, as (2, 1, 0) times sqrt(width); scaling then brings them back.",
+     lambda w, scaled: _leading(np.array([2.0, 1.0, 0.0]) / (math.sqrt(w) if scaled else 1))),
+)
+
+
 def _judge_leading(calls, outcomes, scaled):
     for call, outcome in zip(calls[:len(calls) // 2], outcomes[:len(calls) // 2]):
         width = call.args[0]
@@ -247,11 +264,10 @@ def _judge_leading(calls, outcomes, scaled):
         flag = _flag_mistake(calls, outcomes, scaled)
         if flag is not None:
             raise CheckFailed(*flag)
-        if scaled:
-            raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
-            if expect.allclose(got, float(ref.softmax(raw / width)[0]), *LEADING_TOL):
-                raise CheckFailed("you divided the raw scores by the width; divide by its square root.",
-                                  "leading_weight.scaled_by_width")
+        found = signature.identify(outcomes, [(m, message, [f(c.args[0], c.kwargs["scaled"]) for c in calls])
+                                              for m, message, f in LEADING_MISTAKES], LEADING_TOL)
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
         if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), *LEADING_TOL):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` gives the value of the other flag "
                               f"(scaled={not scaled}), though not at every width: check how your code reads `scaled` "

@@ -6,7 +6,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, signature
 from .core import Call, CheckFailed, CheckList
 from .heads_attention import _mha_args, _mha_call, judge_mha, mha_variant  # noqa: F401 (05 imports them from here)
 
@@ -38,6 +38,7 @@ MISCONCEPTIONS = {
     "multi_head_attention.single_head": "ignores num_heads (one head over the full width)",
     "multi_head_attention.mask_ignored": "ignores the mask",
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
+    "multi_head_attention.values_from_queries": "projects the values from X_q instead of X_kv",
     "multi_head_attention.weights_averaged": "returns the weights averaged over the heads instead of one table per head",
 }
 checks = CheckList(composites={"multi_head_attention": ("project", "split_heads", "merge_heads")})
@@ -243,6 +244,35 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- multi_head_attention
+#: Mistakes that raise on some inputs (X_q and X_kv of different lengths, a mask with batch axes): a raise
+#: names one only when the answer raises, or not, exactly where it does on every input of the check.
+MHA_RAISING = (
+    ("multi_head_attention.values_from_queries",
+     "your answer fails exactly where values taken from X_q would: the keys and the values both come from X_kv "
+     "(one value per key), only the queries come from X_q.", dict(values_from="q")),
+    ("multi_head_attention.mask_no_head_axis",
+     "a mask of shape (batch, n_q, n_k) raised an error: the scores of the heads have shape "
+     "(batch, heads, n_q, n_k), so give the mask a head axis (np.expand_dims(mask, -3)) and it applies to every head.",
+     dict(mask_head_axis=False)),
+)
+
+
+def _raised_mistake(calls, outcomes):
+    """Fail naming the mistake of :data:`MHA_RAISING` whose errors the answer's are, if it is only one."""
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [
+            (m, message, [signature.predict(mha_variant, *c.args, mask=c.kwargs.get("mask"), **options) for c in calls])
+            for m, message, options in MHA_RAISING])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
+
+
+def _judge_mha_all(calls, outcomes):
+    """Every input of a multi_head_attention check; an error is named by its signature over them all."""
+    _raised_mistake(calls, outcomes)
+    expect.each(calls, outcomes, lambda call, outcome: judge_mha(call, outcome, call.args, call.kwargs.get("mask")))
+
+
 @checks.add("multi_head_attention", "shapes", "shapes: 2 heads over 5 positions of width 8, W_o to width 6",
             calls=lambda rng: [_mha_call(_mha_args(rng, (), 5, 5, 8, 2, 4, 4, 6, self_attn=True))])
 def _(calls, outcomes):
@@ -261,13 +291,13 @@ def _(calls, outcomes):
 @checks.add("multi_head_attention", "matches_reference", "non-square: batch axes, n_q != n_k, d_k != d_v, 4 heads, W_o to another width",
             calls=lambda rng: [_mha_call(_mha_args(rng, (2,), 3, 7, 12, 4, 5, 6, 10))])
 def _(calls, outcomes):
-    judge_mha(calls[0], outcomes[0], calls[0].args, None)
+    _judge_mha_all(calls, outcomes)
 
 
 @checks.add("multi_head_attention", "head_divisor", "the seeds' layer: width 512, 8 heads of 64 (divisor sqrt(64) = 8)",
             calls=lambda rng: [_mha_call(_mha_args(rng, (), 4, 6, 512, 8, 64, 64, 512))])
 def _(calls, outcomes):
-    judge_mha(calls[0], outcomes[0], calls[0].args, None)
+    _judge_mha_all(calls, outcomes)
 
 
 def _mask_with_empty_row(rng, n_q, n_k):
@@ -281,6 +311,7 @@ def _mask_with_empty_row(rng, n_q, n_k):
 def _(calls, outcomes):
     call = calls[0]
     args, mask = call.args, call.kwargs["mask"]
+    _raised_mistake(calls, outcomes)
     out, weights = expect.pair(outcomes[0], call)
     if np.isnan(out).any() or np.isnan(weights).any():
         raise CheckFailed("a query whose keys are all masked gave NaN: its weights and output should be zeros "
@@ -289,14 +320,12 @@ def _(calls, outcomes):
 
 
 @checks.add("multi_head_attention", "batch_mask", "a (batch, n_q, n_k) mask: the same mask for every head",
-            calls=lambda rng: [_mha_call(_mha_args(rng, (3,), 4, 5, 8, 2, 3, 4, 6), rng.random((3, 4, 5)) < 0.7)])
+            calls=lambda rng: [_mha_call(_mha_args(rng, (3,), 4, 5, 8, 2, 3, 4, 6), rng.random((3, 4, 5)) < 0.7),
+                               # self-attention (X_kv is X_q): a mask without a head axis still raises here
+                               _mha_call(_mha_args(rng, (3,), 4, 4, 8, 2, 3, 4, 6, self_attn=True),
+                                         rng.random((3, 4, 4)) < 0.7)])
 def _(calls, outcomes):
-    call, outcome = calls[0], outcomes[0]
-    if outcome.error is not None and outcome.error.startswith("ValueError"):
-        raise CheckFailed("a mask of shape (batch, n_q, n_k) raised an error: the scores of the heads have shape "
-                          "(batch, heads, n_q, n_k), so give the mask a head axis (np.expand_dims(mask, -3)) "
-                          "and it applies to every head.", "multi_head_attention.mask_no_head_axis")
-    judge_mha(call, outcome, call.args, call.kwargs["mask"])
+    _judge_mha_all(calls, outcomes)
 
 
 @checks.add("multi_head_attention", "float32_unmodified", "float32 inputs, left unchanged",
@@ -304,6 +333,7 @@ def _(calls, outcomes):
                                          ref.causal_mask(4, 3))])
 def _(calls, outcomes):
     call = calls[0]
+    _raised_mistake(calls, outcomes)
     judge_mha(call, outcomes[0], call.args, call.kwargs["mask"])
     expect.unmodified(outcomes[0], call, {"0": "X_q", "1": "X_kv", "2": "W_q", "3": "W_k", "4": "W_v", "5": "W_o",
                                           "mask": "mask"})

@@ -6,27 +6,33 @@ to be, or None where no id of the course described it then. Measure the grader o
 
     .venv/bin/python benchmarks/fairness.py --variants benchmarks/heldout/heldout_2026_12_02.py --seeds 3
 
-Measured on 2026-12-02 (first seed; the lead's reading of what the checks named for the None-labelled ones):
+Measured on 2026-12-02 (first seed; the lead's reading of what the checks named for the None-labelled ones).
+The last column was measured on this set after it was spent (its four wrong diagnoses were fixed by
+reading it): it shows that those fixes hold, not how the grader does on mistakes it has not seen.
 
-============================  =========================  ===============================
-                              before (main at 38c8a57)   after (issue 24's checks)
-============================  =========================  ===============================
-named                         52 / 70                    56 / 70 (52 labelled + 4 None
-                                                         now named rightly: cosine,
-                                                         max over masked keys, keys from
-                                                         the decoder, heads before batch)
-vague (honest: names none)    12                         9
-wrong (names another)         4                          4 (column max as "no max
+============================  =========================  ===============================  ================================
+                              before (main at 38c8a57)   after (issue 24's checks)        after this fix (signature rule;
+                                                                                          measured on a spent set, 3 seeds)
+============================  =========================  ===============================  ================================
+named                         52 / 70                    56 / 70 (52 labelled + 4 None    60 / 70 (52 labelled + 8 None
+                                                         now named rightly: cosine,       named rightly: the 4 before and
+                                                         max over masked keys, keys from  softmax.max_wrong_axis,
+                                                         the decoder, heads before batch) weighted_average.batched_transpose,
+                                                                                          leading_weight.raw_not_grown,
+                                                                                          multi_head_attention.
+                                                                                          values_from_queries)
+vague (honest: names none)    12                         9                                9
+wrong (names another)         4                          4 (column max as "no max         0
                                                          subtraction", a batched .T as
                                                          "transposed weights", fixed raw
                                                          scores as "scaled by width",
                                                          values from X_q as "mask has no
                                                          head axis")
-missed (no point lost)        2 (the max-before-mask     1 (np.sqrt promoting float32:
-                              underflow; a float32 that  dtype only)
-                              becomes float64)
-correct rewrites losing pts   0 / 30                     0 / 30
-============================  =========================  ===============================
+missed (no point lost)        2 (the max-before-mask     1 (np.sqrt promoting float32:    1 (the same: not a mistake, the
+                              underflow; a float32 that  dtype only)                      task promises no dtype; catalogued
+                              becomes float64)                                            as a correct rewrite)
+correct rewrites losing pts   0 / 30                     0 / 30                           0 / 30
+============================  =========================  ===============================  ================================
 
 A set measured once is spent: the next session writes a new one the same way and reports on it.
 """

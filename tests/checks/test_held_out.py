@@ -22,12 +22,6 @@ def softmax(x, axis=-1):
     e = np.exp(x - x.max())
     return e / e.sum(axis=axis, keepdims=True)
 """}, misconception="softmax.global_max"),
-    Variant("held_own_words", "01_scores_softmax", "softmax", {"softmax": """
-def softmax(x, axis=-1):
-    x = np.asarray(x, dtype=float)
-    e = np.exp(x - np.max(x))
-    return e / np.sum(e, axis=axis, keepdims=True)
-"""}, misconception="takes the max of the whole array"),
     Variant("held_no_max", "01_scores_softmax", "softmax", {"softmax": """
 def softmax(x, axis=-1):
     e = np.exp(np.asarray(x, dtype=float))
@@ -49,11 +43,32 @@ def test_a_held_out_file_is_measured_alone(tmp_path):
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks/fairness.py"), "--variants", str(held), "--seeds", "2"],
                          capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert run.returncode == 0, run.stderr
-    # the third answer is labelled with a mistake it does not make: the checks name its own, so it is "wrong";
-    # the second is labelled in its author's words: what the checks named is printed for a person to read
-    assert "4 variants (3 wrong): named 1 / vague 0 / wrong 1 / missed 0 / unlabelled 1;" in run.stdout, run.stdout
+    # the second answer is labelled with a mistake it does not make: the checks name its own, so it is "wrong"
+    assert "3 variants (2 wrong): named 1 / vague 0 / wrong 1 / missed 0;" in run.stdout, run.stdout
     assert "stray failures 0" in run.stdout and "wrong: held_no_max" in run.stdout
-    assert "unlabelled: held_own_words" in run.stdout and "softmax.global_max:" in run.stdout
+
+
+UNLABELLED = '''
+from autograder.catalogue import Variant
+
+VARIANTS = [
+    Variant("held_cosine", "01_scores_softmax", "dot_product", {"dot_product": """
+def dot_product(q, k):
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    return float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k)))
+"""}, misconception=None),
+]
+'''
+
+
+def test_a_held_out_answer_labelled_none_is_reported_with_what_the_checks_named(tmp_path):
+    held = tmp_path / "held_out.py"
+    held.write_text(UNLABELLED)
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks/fairness.py"), "--variants", str(held), "--seeds", "2"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "named 0 / vague 0 / wrong 0 / missed 0 / unlabelled 1;" in run.stdout, run.stdout
+    assert "unlabelled: held_cosine (None)" in run.stdout and "dot_product.cosine:" in run.stdout
 
 
 @pytest.mark.parametrize("text, expected", [

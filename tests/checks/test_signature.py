@@ -1,0 +1,136 @@
+"""A mistake is named only when its signature identifies it (issue 24): the answer's outcome on every probe
+of a check is one catalogued mistake's outcome and no other catalogued mistake's; otherwise the check
+says which property fails and names nothing. The four answers of the 2026-12-02 held-out set that were
+named wrongly are here as functions, judged on the checks themselves."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import attention_ref as ref
+from autograder.checks import CHECKS, GENERIC_MISCONCEPTIONS, executor, expect, signature
+from autograder.checks.core import CheckFailed, Outcome, evaluate
+from autograder.checks.signature import Raised
+
+SEEDS = (0, 12345, 777)
+
+
+def test_identify_names_one_mistake_only_where_no_other_fits():
+    outcomes = [Outcome(value=np.array([1.0, 2.0])), Outcome(error="ValueError: matmul: mismatch")]
+    first = ("a.first", "first", [np.array([1.0, 2.0]), Raised("ValueError")])
+    other_value = ("a.other", "other", [np.array([1.0, 3.0]), Raised("ValueError")])
+    same_again = ("a.other", "other", [np.array([1.0, 2.0]), Raised("ValueError")])
+    other_error = ("a.first", "first", [np.array([1.0, 2.0]), Raised("TypeError")])
+    assert signature.identify(outcomes, [first, other_value]) == ("a.first", "first")
+    assert signature.identify(outcomes, [first, same_again]) is None  # two ids fit: neither is named
+    assert signature.identify(outcomes, [other_error, other_value]) is None  # none fits every probe
+    assert signature.identify(outcomes, [first, ("a.first", "again", first[2])]) == ("a.first", "first")  # one id, two ways
+
+
+def test_predict_turns_a_mistakes_error_into_its_type():
+    assert signature.predict(lambda a, b: a @ b, np.ones((2, 3)), np.ones((2, 3))) == Raised("ValueError")
+    assert signature.agrees(Outcome(error="ValueError: operands could not be broadcast"), Raised("ValueError"))
+    assert not signature.agrees(Outcome(value=np.ones(2)), Raised("ValueError"))
+
+
+def test_close_names_no_mistake_where_two_give_the_answers_numbers():
+    answer = np.array([0.5, 0.5])
+    both = [(np.array([0.5, 0.5]), "x.one", "one"), (np.array([0.5, 0.5]), "x.two", "two")]
+    with pytest.raises(CheckFailed) as failure:
+        expect.close(answer, np.array([0.7, 0.3]), "your weights", diagnoses=both)
+    assert failure.value.misconception == "wrong_values"
+    with pytest.raises(CheckFailed) as failure:  # the task's own mistake is tried first
+        expect.close(answer, np.array([0.7, 0.3]), "your weights", diagnoses=both[1:], own=both[:1])
+    assert failure.value.misconception == "x.one"
+
+
+def softmax_column_max(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x, axis=0, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_shift_by_min(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.min(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def average_column_form(weights, V):
+    return (np.asarray(V).T @ np.asarray(weights).T).T
+
+
+def average_transposed(weights, V):
+    return np.swapaxes(np.asarray(weights), -1, -2) @ np.asarray(V)
+
+
+def leading_fixed_raw(width, scaled=True):
+    scores = np.array([2.0, 1.0, 0.0])
+    return float(ref.softmax(scores / math.sqrt(width) if scaled else scores).max())
+
+
+def leading_by_width(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    return float(ref.softmax(raw / width if scaled else raw).max())
+
+
+def mha_values_from_queries(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q, K, V = (ref.split_heads(X @ W, num_heads) for X, W in ((X_q, W_q), (X_kv, W_k), (X_q, W_v)))
+    mask = None if mask is None else np.expand_dims(np.asarray(mask), -3)
+    heads, weights = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    return ref.merge_heads(heads) @ W_o, weights
+
+
+def mha_mask_as_is(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q, K, V = (ref.split_heads(X @ W, num_heads) for X, W in ((X_q, W_q), (X_kv, W_k), (X_kv, W_v)))
+    heads, weights = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    return ref.merge_heads(heads) @ W_o, weights
+
+
+def _verdict(grade_id, name, answer, seed, first=None):
+    """The verdict of check ``grade_id`` on ``answer`` (bound to ``name``); ``first``: judge only that many calls."""
+    check = CHECKS[grade_id]
+    if first is not None:
+        calls = list(check.make_calls(np.random.default_rng(0)))[:first]
+        check = dataclasses.replace(check, make_calls=lambda rng: calls)
+    namespace = {"np": np, "math": math, "softmax": ref.softmax,
+                 "scaled_dot_product_attention": ref.scaled_dot_product_attention, name: answer}
+    return evaluate(check, executor(check, namespace), seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("grade_id, name, answer, named", [
+    ("softmax_large_scores", "softmax", softmax_column_max, "softmax.max_wrong_axis"),
+    ("softmax_matches_reference", "softmax", softmax_column_max, "softmax.max_wrong_axis"),
+    ("softmax_large_scores", "softmax", softmax_shift_by_min, "softmax.no_max_subtraction"),
+    ("weighted_average_batched", "weighted_average", average_column_form, "weighted_average.batched_transpose"),
+    ("weighted_average_batched", "weighted_average", average_transposed, "weighted_average.transposed_weights"),
+    ("weighted_average_non_square", "weighted_average", average_transposed, "weighted_average.transposed_weights"),
+    ("leading_weight_scaled_flat", "leading_weight", leading_fixed_raw, "leading_weight.raw_not_grown"),
+    ("leading_weight_unscaled_saturates", "leading_weight", leading_fixed_raw, "leading_weight.raw_not_grown"),
+    ("leading_weight_scaled_flat", "leading_weight", leading_by_width, "leading_weight.scaled_by_width"),
+    ("multi_head_attention_batch_mask", "multi_head_attention", mha_values_from_queries,
+     "multi_head_attention.values_from_queries"),
+    ("multi_head_attention_matches_reference", "multi_head_attention", mha_values_from_queries,
+     "multi_head_attention.values_from_queries"),
+    ("multi_head_attention_batch_mask", "multi_head_attention", mha_mask_as_is, "multi_head_attention.mask_no_head_axis"),
+])
+def test_the_signature_names_the_mistake_it_is(grade_id, name, answer, named, seed):
+    verdict = _verdict(grade_id, name, answer, seed)
+    assert not verdict.passed and verdict.misconception == named, verdict
+
+
+@pytest.mark.parametrize("grade_id, name, answer", [
+    # the probes before issue 24's second pass: each raise fits two catalogued mistakes
+    ("weighted_average_batched", "weighted_average", average_column_form),
+    ("weighted_average_batched", "weighted_average", average_transposed),
+    ("multi_head_attention_batch_mask", "multi_head_attention", mha_values_from_queries),
+    ("multi_head_attention_batch_mask", "multi_head_attention", mha_mask_as_is),
+])
+def test_a_failure_two_mistakes_share_names_neither(grade_id, name, answer):
+    first = {"weighted_average_batched": 2, "multi_head_attention_batch_mask": 1}[grade_id]
+    verdict = _verdict(grade_id, name, answer, 0, first=first)
+    assert not verdict.passed and verdict.misconception in GENERIC_MISCONCEPTIONS, verdict
