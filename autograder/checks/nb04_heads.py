@@ -262,7 +262,8 @@ def _raised_mistake(calls, outcomes):
     if any(outcome.error for outcome in outcomes):
         found = signature.identify(outcomes, [
             (m, message, [signature.predict(mha_variant, *c.args, mask=c.kwargs.get("mask"), **options) for c in calls])
-            for m, message, options in MHA_RAISING])
+            for m, message, options in MHA_RAISING],
+            reference=[signature.predict(mha_variant, *c.args, mask=c.kwargs.get("mask")) for c in calls])
         if found is not None:
             raise CheckFailed(found[1], found[0])
 
@@ -321,9 +322,14 @@ def _(calls, outcomes):
 
 @checks.add("multi_head_attention", "batch_mask", "a (batch, n_q, n_k) mask: the same mask for every head",
             calls=lambda rng: [_mha_call(_mha_args(rng, (3,), 4, 5, 8, 2, 3, 4, 6), rng.random((3, 4, 5)) < 0.7),
-                               # self-attention (X_kv is X_q): a mask without a head axis still raises here
-                               _mha_call(_mha_args(rng, (3,), 4, 4, 8, 2, 3, 4, 6, self_attn=True),
-                                         rng.random((3, 4, 4)) < 0.7)])
+                               # as many keys as queries, from another sequence: a mask without a head axis
+                               # still raises here, and values taken from X_q give values of their own (in
+                               # self-attention they would be right, so any mistake that raises where they do
+                               # when n_q != n_k, keys from X_q say, would be named as they are)
+                               _mha_call(_mha_args(rng, (3,), 4, 4, 8, 2, 3, 4, 6),
+                                         rng.random((3, 4, 4)) < 0.7),
+                               # one (n_q, n_k) mask for the whole batch: a mask without a head axis is right here
+                               _mha_call(_mha_args(rng, (3,), 4, 4, 8, 2, 3, 4, 6), rng.random((4, 4)) < 0.7)])
 def _(calls, outcomes):
     _judge_mha_all(calls, outcomes)
 

@@ -56,13 +56,27 @@ def _same(got, predicted, tol) -> bool:
 
 
 def identify(outcomes: Sequence[Outcome], mistakes: Iterable[tuple[str, str, Sequence]],
-             tol: tuple[float, float] | None = None) -> tuple[str, str] | None:
+             tol: tuple[float, float] | None = None, reference: Sequence | None = None) -> tuple[str, str] | None:
     """``(misconception, message)`` of the one catalogued mistake whose predictions the outcomes follow.
 
     ``mistakes``: ``(misconception, message, predictions)``, one prediction per outcome (several mistakes
     may share an id: two ways of writing one misconception). None when no mistake agrees on every outcome,
     or mistakes of two ids do: the signature then does not identify the mistake.
+
+    ``reference``: the right answer's predictions. Given, a mistake is named only where its signature
+    says more than "raises": it gives a value of its own (not the right one) on some input, or it is right
+    on some input and raises on another (an error that needs one kind of input, a mask of another shape,
+    say). Raising on every input is what many mistakes nobody catalogued do too (keys taken from the
+    wrong sequence raise wherever values taken from it do).
     """
     fitting = [(m, message) for m, message, predictions in mistakes
-               if len(predictions) == len(outcomes) and all(agrees(o, p, tol) for o, p in zip(outcomes, predictions))]
+               if len(predictions) == len(outcomes) and all(agrees(o, p, tol) for o, p in zip(outcomes, predictions))
+               and (reference is None or _telling(predictions, reference, tol))]
     return fitting[0] if len({m for m, _ in fitting}) == 1 else None
+
+
+def _telling(predictions: Sequence, reference: Sequence, tol) -> bool:
+    pairs = [(p, r) for p, r in zip(predictions, reference) if not isinstance(r, Raised)]
+    own_value = any(not isinstance(p, Raised) and not _same(p, r, tol) for p, r in pairs)
+    right = any(not isinstance(p, Raised) and _same(p, r, tol) for p, r in pairs)
+    return own_value or (right and any(isinstance(p, Raised) for p, _ in pairs))

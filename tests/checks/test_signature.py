@@ -30,6 +30,21 @@ def test_identify_names_one_mistake_only_where_no_other_fits():
     assert signature.identify(outcomes, [first, ("a.first", "again", first[2])]) == ("a.first", "first")  # one id, two ways
 
 
+def test_with_the_reference_raising_alone_names_nothing():
+    """An error on every input, or an error plus the right values, is shared by mistakes nobody catalogued."""
+    right = [np.array([1.0]), np.array([2.0])]
+    raises_twice = [Outcome(error="ValueError: x"), Outcome(error="ValueError: y")]
+    everywhere = ("a.everywhere", "m", [Raised("ValueError"), Raised("ValueError")])
+    assert signature.identify(raises_twice, [everywhere]) == ("a.everywhere", "m")  # without the reference
+    assert signature.identify(raises_twice, [everywhere], reference=right) is None
+    selective = [Outcome(error="ValueError: x"), Outcome(value=np.array([2.0]))]
+    only_first = ("a.selective", "m", [Raised("ValueError"), np.array([2.0])])
+    assert signature.identify(selective, [only_first], reference=right) == ("a.selective", "m")
+    own = [Outcome(error="ValueError: x"), Outcome(value=np.array([5.0]))]
+    own_value = ("a.own", "m", [Raised("ValueError"), np.array([5.0])])
+    assert signature.identify(own, [own_value], reference=right) == ("a.own", "m")
+
+
 def test_predict_turns_a_mistakes_error_into_its_type():
     assert signature.predict(lambda a, b: a @ b, np.ones((2, 3)), np.ones((2, 3))) == Raised("ValueError")
     assert signature.agrees(Outcome(error="ValueError: operands could not be broadcast"), Raised("ValueError"))
@@ -84,6 +99,14 @@ def mha_values_from_queries(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None)
     return ref.merge_heads(heads) @ W_o, weights
 
 
+def mha_keys_from_queries(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    """Not catalogued: it raises wherever values taken from X_q do (n_q != n_k), and is right in self-attention."""
+    Q, K, V = (ref.split_heads(X @ W, num_heads) for X, W in ((X_q, W_q), (X_q, W_k), (X_kv, W_v)))
+    mask = None if mask is None else np.expand_dims(np.asarray(mask), -3)
+    heads, weights = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    return ref.merge_heads(heads) @ W_o, weights
+
+
 def mha_mask_as_is(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
     Q, K, V = (ref.split_heads(X @ W, num_heads) for X, W in ((X_q, W_q), (X_kv, W_k), (X_kv, W_v)))
     heads, weights = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
@@ -114,8 +137,6 @@ def _verdict(grade_id, name, answer, seed, first=None):
     ("leading_weight_scaled_flat", "leading_weight", leading_by_width, "leading_weight.scaled_by_width"),
     ("multi_head_attention_batch_mask", "multi_head_attention", mha_values_from_queries,
      "multi_head_attention.values_from_queries"),
-    ("multi_head_attention_matches_reference", "multi_head_attention", mha_values_from_queries,
-     "multi_head_attention.values_from_queries"),
     ("multi_head_attention_batch_mask", "multi_head_attention", mha_mask_as_is, "multi_head_attention.mask_no_head_axis"),
 ])
 def test_the_signature_names_the_mistake_it_is(grade_id, name, answer, named, seed):
@@ -133,4 +154,16 @@ def test_the_signature_names_the_mistake_it_is(grade_id, name, answer, named, se
 def test_a_failure_two_mistakes_share_names_neither(grade_id, name, answer):
     first = {"weighted_average_batched": 2, "multi_head_attention_batch_mask": 1}[grade_id]
     verdict = _verdict(grade_id, name, answer, 0, first=first)
+    assert not verdict.passed and verdict.misconception in GENERIC_MISCONCEPTIONS, verdict
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("grade_id, answer", [
+    ("multi_head_attention_matches_reference", mha_values_from_queries),  # raises on every input: says only that
+    ("multi_head_attention_matches_reference", mha_keys_from_queries),
+    ("multi_head_attention_batch_mask", mha_keys_from_queries),
+    ("multi_head_attention_mask", mha_keys_from_queries),
+])
+def test_an_answer_that_only_raises_where_a_mistake_raises_is_not_given_its_name(grade_id, answer, seed):
+    verdict = _verdict(grade_id, "multi_head_attention", answer, seed)
     assert not verdict.passed and verdict.misconception in GENERIC_MISCONCEPTIONS, verdict
