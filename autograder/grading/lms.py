@@ -144,8 +144,9 @@ def write_moodle(course_dir: str | Path, to: str | Path, students=(), assignment
 class _LmsExport(ExportPlugin):
     """What both plugins share: the course nbgrader runs in, ``--to``, ``--student`` and ``--assignment``."""
 
-    default_name = ""
-    write = staticmethod(write_canvas)
+    default_name: str
+    #: ``(course_dir, to, students, assignments) -> Path``: each platform's subclass sets its writer.
+    write: staticmethod
 
     def export(self, gradebook) -> None:
         """Write the file (``--to``, default :attr:`default_name`); the grades come from the course's
