@@ -4,7 +4,9 @@
     python3 dev.py test   # set up, then lint (ruff) and run the whole test suite
 
 Needs only Python >= 3.11 and pip. The environment lives in ``.venv`` and is
-reused when ``pyproject.toml`` has not changed since it was built.
+reused when ``pyproject.toml`` has not changed since it was built. Where npm is
+installed, JupyterHub's proxy (configurable-http-proxy, for tests/hub) goes
+into ``.venv/hub-proxy``; without npm those tests skip, saying so.
 """
 from __future__ import annotations
 

@@ -170,13 +170,17 @@ def make_env(env: Path, *, project: bool) -> Path:
         # compiled now: the instructor cannot write beside these files, and would compile them in every process
         subprocess.run([str(env / "bin" / "python"), "-m", "compileall", "-q", str(_purelib(env) / "autograder"),
                         str(_purelib(env) / "attention_ref")], check=True, stdout=subprocess.DEVNULL)
-    else:  # nbgrader's documentation: students get the Assignments tab and Validate, no formgrader or course list
+    else:  # nbgrader's installation guide: students get the Assignments tab and Validate, nothing of the instructor's
         config = env / "etc" / "jupyter" / "jupyter_server_config.d" / "nbgrader.json"
         extensions = json.loads(config.read_text())
         for name in ("formgrader", "course_list"):
             extensions["ServerApp"]["jpserver_extensions"][f"nbgrader.server_extensions.{name}"] = False
         config.unlink()  # a hard link to this venv's file: replaced, never written through
         config.write_text(json.dumps(extensions, indent=2))
+        page = env / "etc" / "jupyter" / "labconfig" / "page_config.json"  # `jupyter labextension disable`'s file
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(json.dumps({"disabledExtensions": {
+            f"@jupyter/nbgrader:{name}": True for name in ("formgrader", "course-list", "create-assignment")}}))
     _console_scripts(env)
     return env
 
@@ -226,6 +230,7 @@ c.ConfigurableHTTPProxy.auth_token = S["proxy_token"]
 c.JupyterHub.db_url = "sqlite:///" + S["db"]
 c.JupyterHub.cookie_secret = bytes.fromhex(S["cookie_secret"])
 c.JupyterHub.cleanup_servers = True
+c.JupyterHub.tornado_settings = {"slow_spawn_timeout": 0}  # a spawn asked for through the API answers at once
 
 
 def student_server(spawner):
@@ -539,6 +544,8 @@ def hub() -> Hub:
                         "install", "--quiet", "--no-index", "--no-deps", "--disable-pip-version-check",
                         str(next(kit.glob("*.whl")))], check=True)
         _wait_for_hub(hub, settings["service_port"])
+        for student in STUDENTS:  # spawned meanwhile, as a first login would (Hub.start_server waits for them)
+            hub.request(f"hub/api/users/{student}/server", method="POST")
         lap("kit installed, hub up")
         hub.setup_seconds = timings
         yield hub
