@@ -30,6 +30,7 @@ import json
 import os
 import pwd
 import re
+import resource
 import secrets
 import shutil
 import socket
@@ -295,6 +296,7 @@ class Hub:
     log: Path
     proc: subprocess.Popen = field(repr=False)
     setup_seconds: dict[str, float] = field(default_factory=dict)
+    cpu_seconds: dict[str, float] = field(default_factory=dict)  # the instructor's commands' CPU time
 
     @property
     def url(self) -> str:
@@ -347,8 +349,13 @@ class Hub:
         """A command of the instructor's environment, as the instructor, in the course directory."""
         env = {"PATH": f"{self.instructor_env / 'bin'}:/usr/bin:/bin", "MPLBACKEND": "Agg",
                "PYTHONWARNINGS": "ignore"}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = as_user(INSTRUCTOR, [str(self.instructor_env / "bin" / argv[0]), *argv[1:]], env=env,
                        cwd=self.course, capture_output=True, text=True, timeout=timeout)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        name = " ".join(argv[:2])
+        self.cpu_seconds[name] = round(self.cpu_seconds.get(name, 0) + after.ru_utime + after.ru_stime
+                                       - before.ru_utime - before.ru_stime, 1)
         if check:
             assert done.returncode == 0, (f"{argv} as {INSTRUCTOR}: {done.returncode}\n{done.stdout[-3000:]}\n"
                                           f"{done.stderr[-3000:]}")

@@ -352,7 +352,8 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
         raise
     finally:
         people.close()
-    print(f"\n[hub] setup {hub.setup_seconds}, test {laps}, screenshots {[p.name for p in people.shots]}")
+    print(f"\n[hub] setup {hub.setup_seconds}, test {laps}, screenshots {[p.name for p in people.shots]}; "
+          f"CPU seconds of the instructor's commands {hub.cpu_seconds}")
 
     results = {r["student_id"]: r for r in json.loads((hub.course / "reports" / "results.json").read_text())["submissions"]}
     cells = {sid: {c["grade_id"]: c for c in r["cells"]} for sid, r in results.items()}
@@ -390,3 +391,7 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
     assert HAND["alice"][1] in feedback and HAND["alice"][1] in shown
     for text in FORBIDDEN:
         assert text not in feedback and text not in shown, text
+    released = sorted((hub.exchange / hub.course_id / "feedback").glob("*.html"))
+    assert len(released) == len(HAND)  # every page release_feedback published, bob's too
+    for path in released:
+        assert not any(text in path.read_text() for text in FORBIDDEN), path
