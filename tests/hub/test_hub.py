@@ -26,6 +26,7 @@ import re
 import sqlite3
 import time
 import urllib.parse
+from contextlib import closing
 from pathlib import Path
 
 import nbformat
@@ -179,40 +180,43 @@ def _alices_work(path: Path) -> None:
     os.chown(path, pw.pw_uid, pw.pw_gid)
 
 
-def _bobs_work(fetched: dict):
-    """bob's notebook: every answer right but one typical mistake on softmax (the catalogue's, as
-    :mod:`autograder.synthetic` deals them), and his own written answer. Returns it and the mistake."""
+def _bobs_mistake():
+    """A typical mistake on softmax from the catalogue (:mod:`autograder.synthetic` deals them), one that
+    costs its own task only."""
     from autograder.catalogue import all_variants
+
+    return next(v for v in all_variants() if v.assignment == ASSIGNMENT and not v.correct
+                and v.task == "softmax" and not v.also_fails)
+
+
+def _bobs_work(fetched: dict, mistake):
+    """bob's notebook: every answer right but ``mistake``, and his own written answer."""
     from autograder.submissions import fill
     from autograder.synthetic import load_course_notebooks
 
     (course_nb,) = load_course_notebooks(REPO, [ASSIGNMENT])
-    mistake = next(v for v in all_variants() if v.assignment == ASSIGNMENT and not v.correct
-                   and v.task == "softmax" and not v.also_fails)
     nb = fill(course_nb.release, {**course_nb.answers, **mistake.answers, **{g: BOB_WHY for g in course_nb.written}})
     nb.metadata = nbformat.from_dict(fetched["metadata"])
-    return nb, mistake
+    return nb
 
 
-def _submit_from_server(hub: Hub, user: str, nb):
-    """What the Assignments tab does, through ``user``'s own server: fetch, save the work ``nb(fetched)``
-    makes, submit. Returns the mistake ``nb`` made."""
+def _submit_from_server(hub: Hub, user: str, work) -> None:
+    """What the Assignments tab does, through ``user``'s own server: fetch, save ``work(fetched notebook)``
+    over the fetched notebook, submit."""
     form = {"course_id": hub.course_id, "assignment_id": ASSIGNMENT}
     done = hub.request(f"user/{user}/assignments/fetch", method="POST", data=form, form=True)
     assert done["success"], done
     rel = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
     fetched = hub.request(f"user/{user}/api/contents/{rel}")["content"]
-    work, mistake = nb(fetched)
     hub.request(f"user/{user}/api/contents/{rel}", method="PUT",
-                data={"type": "notebook", "format": "json", "content": work})
+                data={"type": "notebook", "format": "json", "content": work(fetched)})
     done = hub.request(f"user/{user}/assignments/submit", method="POST", data=form, form=True)
     assert done["success"], done
-    return mistake
 
 
 def _hand_grade(hub: Hub, page, sid: str, points: int, comment: str) -> str:
     """In formgrader: score and comment on ``sid``'s written answer; wait until the gradebook has them."""
-    with sqlite3.connect(hub.course / "gradebook.db") as con:
+    with closing(sqlite3.connect(hub.course / "gradebook.db")) as con:
         (sn_id,) = con.execute(
             "SELECT sn.id FROM submitted_notebook sn JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
             "WHERE sa.student_id = ?", (sid,)).fetchone()
@@ -233,7 +237,7 @@ def _hand_grade(hub: Hub, page, sid: str, points: int, comment: str) -> str:
 
 
 def _manual(course: Path, sid: str):
-    with sqlite3.connect(course / "gradebook.db") as con:
+    with closing(sqlite3.connect(course / "gradebook.db")) as con:
         row = con.execute(
             "SELECT g.manual_score, c.manual_comment FROM grade g JOIN base_cell bc ON g.cell_id = bc.id "
             "JOIN submitted_notebook sn ON g.notebook_id = sn.id "
@@ -244,7 +248,7 @@ def _manual(course: Path, sid: str):
 
 
 def _gradebook_scores(course: Path) -> dict[str, float]:
-    with sqlite3.connect(course / "gradebook.db") as con:
+    with closing(sqlite3.connect(course / "gradebook.db")) as con:
         rows = con.execute(
             "SELECT sa.student_id, SUM(COALESCE(g.manual_score, g.auto_score, 0) + COALESCE(g.extra_credit, 0)) "
             "FROM grade g JOIN submitted_notebook sn ON g.notebook_id = sn.id "
@@ -292,7 +296,8 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
 
         # bob, from his own server (what the Assignments tab calls): one typical mistake.
         hub.start_server("bob")
-        mistake = _submit_from_server(hub, "bob", _bobs_work)
+        mistake = _bobs_mistake()
+        _submit_from_server(hub, "bob", lambda fetched: _bobs_work(fetched, mistake))
         lap("bob")
 
         # The instructor, as their own account: collect and grade.
