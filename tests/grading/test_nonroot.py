@@ -1,0 +1,176 @@
+"""The instructor is not root (issue 21): ``autograder grade`` as a real non-root account, without and
+with a control-group subtree delegated to it.
+
+Without one, nothing bounds a submission's process tree and 06's memory check cannot be measured: the
+run must say so, name what is lost and the exact step that gives it, and withhold the check with a
+flag. With one (made as root makes it: on cgroup v1 a group per controller whose directory and control
+files are chowned to the instructor, which the instructor's shell joins, the README's step), the
+sandboxes' groups are made inside it: trees are bounded (shown below with a fork loop and an
+allocation past the limit) and 06's memory check runs and gives the honest answer every point.
+Every control group here is the kernel's own.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.sandbox import cgroup
+from autograder.submissions import fill, read, solution_answers
+from tests.multiuser import BIN, as_user, ensure_user
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+TEACHER = "ag-teacher"
+AID = "06_long_sequences"
+MEMORY = "blockwise_attention_memory"
+HONEST = "honest"
+
+#: Run as the instructor inside the delegated groups: the bounds hold for a whole tree.
+TREE = r'''
+import json, subprocess, sys
+from autograder.sandbox import cgroup
+out = {"layout": {k: str(v) for k, v in cgroup._layout().items()}}
+group = cgroup.Group(pids=8, memory_bytes=96 << 20)
+try:
+    out["dirs"] = [str(d) for d in group.dirs]
+    forks = subprocess.run(group.wrap(["/bin/sh", "-c", "for i in $(seq 30); do sleep 2 & done; wait"]),
+                           capture_output=True, text=True)
+    out["forks"] = forks.stderr[-400:]
+    big = subprocess.run(group.wrap([sys.executable, "-c", "b = bytearray(400 << 20); print('survived')"]),
+                         capture_output=True, text=True)
+    out["allocation"] = [big.returncode, big.stdout.strip()]
+    out["oom_kills"] = group.oom_kills()
+finally:
+    group.close()
+print(json.dumps(out))
+'''
+
+
+def _env() -> dict:
+    return {"PATH": f"{BIN}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def _results(course: Path) -> dict:
+    data = json.loads((course / "reports" / "results.json").read_text())
+    return {s["student_id"]: s for s in data["submissions"]}
+
+
+@pytest.fixture(scope="module")
+def course06():
+    """A course of the instructor's (mode 0700) with 06 and one honest submission (the answer key's answers)."""
+    if os.geteuid() != 0:
+        pytest.skip("makes a Unix user and delegates control groups: needs root (as here and in CI)")
+    if not shutil.which("bwrap"):
+        pytest.skip("grading students' code needs bubblewrap (apt-get install bubblewrap)")
+    if not {"pids", "memory"} <= cgroup.available():
+        pytest.skip("root has no writable pids and memory control groups to delegate here (a read-only /sys)")
+    user = ensure_user(TEACHER)
+    probe = as_user(TEACHER, [sys.executable, "-c", "import autograder"], cwd="/", env=_env())
+    if probe.returncode != 0:
+        pytest.skip(f"this checkout's virtual environment is not readable by other users: {probe.stderr[-300:]}")
+    base = Path(tempfile.mkdtemp(prefix="ag-nonroot-", dir="/tmp"))
+    base.chmod(0o755)
+    course = base / "course"
+    try:
+        for rel in ("course.yml", "nbgrader_config.py", f"solutions/{AID}", f"assignments/{AID}"):
+            (course / rel).parent.mkdir(parents=True, exist_ok=True)
+            (shutil.copytree if (REPO / rel).is_dir() else shutil.copyfile)(REPO / rel, course / rel)
+        answers = solution_answers(read(course / "solutions" / AID / f"{AID}.ipynb"))
+        out = course / "submitted" / HONEST / AID / f"{AID}.ipynb"
+        out.parent.mkdir(parents=True)
+        nbformat.write(fill(read(course / "assignments" / AID / f"{AID}.ipynb"), answers), out)
+        subprocess.run(["chown", "-R", f"{TEACHER}:{TEACHER}", str(base)], check=True)
+        course.chmod(0o700)
+        yield {"course": course, "user": user}
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _grade(course: Path, joins: list[Path] = ()) -> subprocess.CompletedProcess:
+    """``autograder grade 06`` as the instructor, from a shell that first joins ``joins`` (the README's step)."""
+    join = "".join(f"echo $$ > {g / 'cgroup.procs'} || exit 97; " for g in joins)
+    return as_user(TEACHER, ["/bin/sh", "-c", f"{join}exec autograder grade {AID} --force --workers 1 --no-progress"],
+                   cwd=course, env=_env(), timeout=900)
+
+
+@pytest.fixture(scope="module")
+def delegated():
+    """A group per controller in root's own, chowned (directory and control files) to the instructor, as root
+    delegates a cgroup v1 subtree; removed afterwards."""
+    layout = cgroup._layout()
+    if any(cgroup.hierarchies()[c].v2 for c in layout):
+        pytest.skip("this test delegates cgroup v1 groups; on a v2 host the delegation is systemd's "
+                    "(systemd-run --user --scope -p Delegate=yes), which needs a user's systemd instance")
+    groups = [layout[c] / f"grading-{TEACHER}-{os.getpid()}" for c in sorted(layout)]
+    try:
+        for g in groups:
+            g.mkdir()
+            subprocess.run(["chown", "-R", TEACHER, str(g)], check=True)
+        yield groups
+    finally:
+        for g in groups:  # once the instructor's last process is gone
+            for _ in range(100):
+                try:
+                    for child in [p for p in g.iterdir() if p.is_dir()]:
+                        child.rmdir()
+                    g.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def test_without_a_delegated_subtree_the_run_names_what_is_lost_and_the_step(course06):
+    done = _grade(course06["course"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    warning = next(line for line in done.stderr.splitlines() if line.startswith("warning: no writable"))
+    assert f"for {TEACHER} (not root), which has no delegated subtree" in warning
+    assert "the bound on a submission's process tree (64 processes)" in warning
+    assert "06's memory check is withheld and flagged" in warning
+    for c in ("memory", "pids"):  # the v1 step for this host, with its own paths
+        h = cgroup.hierarchies()[c]
+        assert f"{h.mount / ('grading-' + TEACHER)}" in warning and f"chown -R {TEACHER}" in warning
+    assert "echo $$ > $g/cgroup.procs" in warning
+    honest = _results(course06["course"])[HONEST]
+    cells = {c["grade_id"]: c for c in honest["cells"]}
+    assert cells[MEMORY]["score"] == 0 and cells[MEMORY]["max_score"] > 0
+    withheld = [f for f in honest["flags"] if f.get("grade_id") == MEMORY]
+    assert [f["kind"] for f in withheld] == ["verification failed"] and "chown -R" in withheld[0]["evidence"]
+    assert all(c["score"] == c["max_score"] for g, c in cells.items() if g != MEMORY and not c.get("manual"))
+
+
+def test_a_delegated_subtree_bounds_trees_and_runs_the_memory_check(course06, delegated):
+    course = course06["course"]
+    done = _grade(course, delegated)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "warning: no writable" not in done.stderr, done.stderr
+    note = next(line for line in done.stdout.splitlines() if line.startswith("note: process trees are bounded"))
+    assert all(str(g) in note for g in delegated) and f"(delegated to {TEACHER})" in note
+    honest = _results(course)[HONEST]
+    cells = {c["grade_id"]: c for c in honest["cells"]}
+    assert cells[MEMORY]["score"] == cells[MEMORY]["max_score"] > 0
+    assert all(c["score"] == c["max_score"] for c in cells.values() if not c.get("manual")), cells
+    assert honest["flags"] == []
+
+
+def test_in_a_delegated_subtree_a_tree_is_bounded_as_a_whole(course06, delegated):
+    join = "".join(f"echo $$ > {g / 'cgroup.procs'} || exit 97; " for g in delegated)
+    done = as_user(TEACHER, ["/bin/sh", "-c", f'{join}exec "$0" -c "$1"', sys.executable, TREE], cwd="/",
+                   env=_env(), timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert out["layout"] == {c: str(g) for c, g in zip(sorted(cgroup._layout()), delegated)}
+    assert all(Path(d).parent in delegated for d in out["dirs"])
+    assert "fork" in out["forks"].lower() or "resource temporarily unavailable" in out["forks"].lower(), out
+    assert out["allocation"][1] != "survived" and out["oom_kills"] >= 1, out
