@@ -270,10 +270,10 @@ class Group:
             v2 = (path / "cgroup.controllers").exists()
             if controller == "pids":
                 (path / "pids.max").write_text(str(int(pids)))
-            elif v2:
+            elif controller == "memory" and v2:
                 (path / "memory.max").write_text(str(int(memory_bytes)))
                 _write_if(path / "memory.swap.max", "0")
-            else:
+            elif controller == "memory":
                 (path / "memory.limit_in_bytes").write_text(str(int(memory_bytes)))
                 _write_if(path / "memory.memsw.limit_in_bytes", str(int(memory_bytes)))
 

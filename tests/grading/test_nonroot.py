@@ -174,3 +174,88 @@ def test_in_a_delegated_subtree_a_tree_is_bounded_as_a_whole(course06, delegated
     assert all(Path(d).parent in delegated for d in out["dirs"])
     assert "fork" in out["forks"].lower() or "resource temporarily unavailable" in out["forks"].lower(), out
     assert out["allocation"][1] != "survived" and out["oom_kills"] >= 1, out
+
+
+#: As the instructor, in a v2 group root delegated: the v2 path of cgroup.py for one controller, end to end.
+V2 = r'''
+import json, subprocess, sys, time
+from pathlib import Path
+from autograder.sandbox import cgroup
+mount, ctrl = Path(sys.argv[1]), sys.argv[2]
+parent = cgroup._first_writable(ctrl, cgroup.Hierarchy(mount, "/", True))
+unified = lambda text: next(line for line in text.splitlines() if line.startswith("0::"))
+out = {"parent": str(parent), "own": unified(Path("/proc/self/cgroup").read_text()),
+       "subtree_control": (parent / "cgroup.subtree_control").read_text().split() if parent else None}
+cgroup._layout = lambda: {ctrl: parent}
+group = cgroup.Group(pids=0, memory_bytes=0)
+made = group.dirs[0]
+out["child"] = unified(subprocess.run(group.wrap(["cat", "/proc/self/cgroup"]), capture_output=True, text=True).stdout)
+sleeper = subprocess.Popen(group.wrap(["sleep", "60"]))
+time.sleep(0.3)
+out["held"] = (made / "cgroup.procs").read_text().split() == [str(sleeper.pid)]
+group.close()
+out["killed"] = sleeper.wait(10)
+out["removed"] = not made.exists()
+print(json.dumps(out))
+'''
+
+
+def _v2_mount() -> tuple[Path, str] | None:
+    """This host's cgroup2 mount and a controller its root can give (hugetlb here: memory and pids are v1)."""
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        head, _, tail = line.partition(" - ")
+        if tail.split()[:1] == ["cgroup2"]:
+            mount = Path(head.split()[4])
+            controllers = (mount / "cgroup.controllers").read_text().split()
+            own = Path("/proc/self/cgroup").read_text()
+            if controllers and "0::/\n" in own + "\n":
+                return mount, controllers[0]
+    return None
+
+
+def test_the_v2_path_runs_on_this_hosts_cgroup2_hierarchy_as_the_instructor():
+    """No memory or pids controller can be had on v2 here (the host binds them to v1 hierarchies, which other
+    tests use), so cgroup.py's v2 path runs with the controller this host's cgroup2 root does have: as the
+    instructor in a group root delegated (a directory and control files chowned, as systemd's Delegate=yes
+    does), the grader moves itself into its leaf, enables the controller for the subtree, makes a group, starts
+    a process in it (v2's rule: the instructor may move it because the delegated group is their common
+    ancestor), and kills and removes it."""
+    found = _v2_mount() if os.geteuid() == 0 else None
+    if found is None:
+        pytest.skip("needs root and a cgroup2 mount whose root gives a controller, with this process in its root")
+    mount, ctrl = found
+    user = ensure_user(TEACHER)
+    root_control = mount / "cgroup.subtree_control"
+    enabled_here = ctrl not in root_control.read_text().split()
+    delegated = mount / f"grading-{TEACHER}-{os.getpid()}"
+    try:
+        if enabled_here:
+            root_control.write_text(f"+{ctrl}")
+        delegated.mkdir()
+        subprocess.run(["chown", "-R", TEACHER, str(delegated)], check=True)
+        # root moves the shell into the delegated group (a v2 user may not: its own group is root's), then drops to
+        # the instructor, as systemd starts a Delegate=yes unit
+        done = subprocess.run(["/bin/sh", "-c", f'echo $$ > {delegated / "cgroup.procs"} && exec setpriv '
+                               f'--reuid={user.pw_uid} --regid={user.pw_gid} --init-groups "$@"', "sh",
+                               sys.executable, "-c", V2, str(mount), ctrl],
+                              capture_output=True, text=True, timeout=120, cwd="/",
+                              env={**_env(), "HOME": user.pw_dir, "USER": TEACHER, "LOGNAME": TEACHER})
+        assert done.returncode == 0, done.stderr[-2000:]
+        out = json.loads(done.stdout)
+    finally:
+        for g in (delegated / cgroup.GRADER_LEAF, delegated):
+            for _ in range(50):
+                try:
+                    g.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.1)
+        if enabled_here:
+            root_control.write_text(f"-{ctrl}")
+    assert out["parent"] == str(delegated)
+    assert out["own"] == f"0::/{delegated.name}/{cgroup.GRADER_LEAF}"  # it moved itself into its leaf
+    assert ctrl in out["subtree_control"]  # and gave the controller to its subtree
+    assert out["child"].startswith(f"0::/{delegated.name}/autograder-") and out["held"]
+    assert out["killed"] == -9 and out["removed"]
