@@ -3,8 +3,8 @@ with a control-group subtree delegated to it.
 
 Without one, nothing bounds a submission's process tree and 06's memory check cannot be measured: the
 run must say so, name what is lost and the exact step that gives it, and withhold the check with a
-flag. With one (made as root makes it: on cgroup v1 a group per controller whose directory and control
-files are chowned to the instructor, which the instructor's shell joins, the README's step), the
+flag. With one (made as root makes it: a group whose directory and control files are chowned to the
+instructor; on cgroup v1 one per controller, which the instructor's shell joins, the README's step), the
 sandboxes' groups are made inside it: trees are bounded (shown below with a fork loop and an
 allocation past the limit) and 06's memory check runs and gives the honest answer every point.
 Every control group here is the kernel's own.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -96,29 +97,42 @@ def course06():
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _grade(course: Path, joins: list[Path] = ()) -> subprocess.CompletedProcess:
-    """``autograder grade 06`` as the instructor, from a shell that first joins ``joins`` (the README's step)."""
-    join = "".join(f"echo $$ > {g / 'cgroup.procs'} || exit 97; " for g in joins)
-    return as_user(TEACHER, ["/bin/sh", "-c", f"{join}exec autograder grade {AID} --force --workers 1 --no-progress"],
-                   cwd=course, env=_env(), timeout=900)
+def _v2() -> bool:
+    return any(h.v2 for h in cgroup.hierarchies().values())
+
+
+def _in_groups(groups, argv: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """``argv`` as the instructor, from a shell that first joins ``groups``: on v1 the instructor's own shell
+    (the README's step); on v2 root's, which then drops to the instructor (v2 lets only the owner of the common
+    ancestor move a process, as systemd does when it starts a ``Delegate=yes`` unit)."""
+    join = "".join(f"echo $$ > {g / 'cgroup.procs'} || exit 97; " for g in groups)
+    if not _v2() or not groups:
+        return as_user(TEACHER, ["/bin/sh", "-c", f'{join}exec "$@"', "sh", *argv], env=_env(), **kwargs)
+    user = pwd.getpwnam(TEACHER)
+    return subprocess.run(["/bin/sh", "-c", f'{join}exec setpriv --reuid={user.pw_uid} --regid={user.pw_gid} '
+                           f'--init-groups "$@"', "sh", *argv], capture_output=True, text=True,
+                          env={**_env(), "HOME": user.pw_dir, "USER": TEACHER, "LOGNAME": TEACHER}, **kwargs)
+
+
+def _grade(course: Path, groups=()) -> subprocess.CompletedProcess:
+    """``autograder grade 06`` as the instructor, in ``groups`` (none: as the account starts)."""
+    return _in_groups(groups, ["autograder", "grade", AID, "--force", "--workers", "1", "--no-progress"],
+                      cwd=course, timeout=900)
 
 
 @pytest.fixture(scope="module")
 def delegated():
-    """A group per controller in root's own, chowned (directory and control files) to the instructor, as root
-    delegates a cgroup v1 subtree; removed afterwards."""
+    """``{controller: group}``: a group in root's own (one per v1 hierarchy, one for v2), its directory and control
+    files chowned to the instructor, as root delegates a subtree; removed afterwards."""
     layout = cgroup._layout()
-    if any(cgroup.hierarchies()[c].v2 for c in layout):
-        pytest.skip("this test delegates cgroup v1 groups; on a v2 host the delegation is systemd's "
-                    "(systemd-run --user --scope -p Delegate=yes), which needs a user's systemd instance")
-    groups = [layout[c] / f"grading-{TEACHER}-{os.getpid()}" for c in sorted(layout)]
+    made = {parent: parent / f"grading-{TEACHER}-{os.getpid()}" for parent in set(layout.values())}
     try:
-        for g in groups:
+        for g in made.values():
             g.mkdir()
             subprocess.run(["chown", "-R", TEACHER, str(g)], check=True)
-        yield groups
+        yield {c: made[parent] for c, parent in layout.items()}
     finally:
-        for g in groups:  # once the instructor's last process is gone
+        for g in made.values():  # once the instructor's last process is gone
             for _ in range(100):
                 try:
                     for child in [p for p in g.iterdir() if p.is_dir()]:
@@ -138,25 +152,29 @@ def test_without_a_delegated_subtree_the_run_names_what_is_lost_and_the_step(cou
     assert f"for {TEACHER} (not root), which has no delegated subtree" in warning
     assert "the bound on a submission's process tree (64 processes)" in warning
     assert "06's memory check is withheld and flagged" in warning
-    for c in ("memory", "pids"):  # the v1 step for this host, with its own paths
-        h = cgroup.hierarchies()[c]
-        assert f"{h.mount / ('grading-' + TEACHER)}" in warning and f"chown -R {TEACHER}" in warning
-    assert "echo $$ > $g/cgroup.procs" in warning
+    if _v2():
+        step = "systemd-run --user --scope -p Delegate=yes"
+        assert step in warning
+    else:  # the v1 step for this host, with its own paths
+        step = f"chown -R {TEACHER}"
+        for c in ("memory", "pids"):
+            assert f"{cgroup.hierarchies()[c].mount / ('grading-' + TEACHER)}" in warning and step in warning
+        assert "echo $$ > $g/cgroup.procs" in warning
     honest = _results(course06["course"])[HONEST]
     cells = {c["grade_id"]: c for c in honest["cells"]}
     assert cells[MEMORY]["score"] == 0 and cells[MEMORY]["max_score"] > 0
     withheld = [f for f in honest["flags"] if f.get("grade_id") == MEMORY]
-    assert [f["kind"] for f in withheld] == ["verification failed"] and "chown -R" in withheld[0]["evidence"]
+    assert [f["kind"] for f in withheld] == ["verification failed"] and step in withheld[0]["evidence"]
     assert all(c["score"] == c["max_score"] for g, c in cells.items() if g != MEMORY and not c.get("manual"))
 
 
 def test_a_delegated_subtree_bounds_trees_and_runs_the_memory_check(course06, delegated):
     course = course06["course"]
-    done = _grade(course, delegated)
+    done = _grade(course, set(delegated.values()))
     assert done.returncode == 0, done.stderr[-3000:]
     assert "warning: no writable" not in done.stderr, done.stderr
     note = next(line for line in done.stdout.splitlines() if line.startswith("note: process trees are bounded"))
-    assert all(str(g) in note for g in delegated) and f"(delegated to {TEACHER})" in note
+    assert all(f"{c} in {g}" in note for c, g in delegated.items()) and f"(delegated to {TEACHER})" in note
     honest = _results(course)[HONEST]
     cells = {c["grade_id"]: c for c in honest["cells"]}
     assert cells[MEMORY]["score"] == cells[MEMORY]["max_score"] > 0
@@ -165,13 +183,11 @@ def test_a_delegated_subtree_bounds_trees_and_runs_the_memory_check(course06, de
 
 
 def test_in_a_delegated_subtree_a_tree_is_bounded_as_a_whole(course06, delegated):
-    join = "".join(f"echo $$ > {g / 'cgroup.procs'} || exit 97; " for g in delegated)
-    done = as_user(TEACHER, ["/bin/sh", "-c", f'{join}exec "$0" -c "$1"', sys.executable, TREE], cwd="/",
-                   env=_env(), timeout=120)
+    done = _in_groups(set(delegated.values()), [sys.executable, "-c", TREE], cwd="/", timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout)
-    assert out["layout"] == {c: str(g) for c, g in zip(sorted(cgroup._layout()), delegated)}
-    assert all(Path(d).parent in delegated for d in out["dirs"])
+    assert out["layout"] == {c: str(g) for c, g in delegated.items()}
+    assert all(Path(d).parent in delegated.values() for d in out["dirs"])
     assert "fork" in out["forks"].lower() or "resource temporarily unavailable" in out["forks"].lower(), out
     assert out["allocation"][1] != "survived" and out["oom_kills"] >= 1, out
 
