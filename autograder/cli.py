@@ -80,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"graded {s.graded}, failed {s.failed}, unchanged {s.skipped} in {s.seconds:.1f} s "
           f"(seed {s.seed}); wrote {s.csv} and {s.json}")
+    for note in s.notes:
+        print(f"note: {note}")
     for warning in s.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for err in s.errors:

@@ -130,6 +130,11 @@ class Exchange(_Model):
     root: str = Field("exchange", description="the exchange directory, relative to the course directory or "
                                               "absolute (JupyterHub: /srv/nbgrader/exchange, shared by all users)")
     timezone: str = Field("UTC", description="timezone nbgrader's exchange writes timestamps in")
+    accounts: Literal["per-student", "shared"] = Field(
+        "per-student", description="per-student: each student submits from their own Unix account, whose login is "
+                                   "their student id (a JupyterHub with local users), and a submission collected "
+                                   "from another account is refused; shared: every student's server runs as one "
+                                   "account (a container hub's jovyan), so who submitted cannot be told")
 
     def path(self, course_dir: str | Path) -> Path:
         """The exchange directory as an absolute path."""

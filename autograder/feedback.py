@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import markupsafe
 
+from .grading import provenance
 from .notebook import model
 from .checks import NOT_ATTEMPTED
 from .report import DEFAULT_RESULTS, _course_info, _registry, cell_task, load_results, misconception_title
@@ -172,8 +173,19 @@ def _env():
     return env
 
 
+class NoPage(LookupError):
+    """A submission nobody may be shown a page of: one made from another account than the student it names."""
+
+
 def render_feedback(sub: dict, notebook: dict | None = None, title: str | None = None, env=None) -> str:
-    """The HTML page of one submission (``sub``: one entry of results.json's ``submissions``)."""
+    """The HTML page of one submission (``sub``: one entry of results.json's ``submissions``).
+
+    Raises :class:`NoPage` for a submission refused for its submitter (``grading/provenance.py``): the
+    student it names never made it, and the one who did (the only one who could fetch it) is not them.
+    """
+    if any(f.get("rule") == provenance.RULE for f in sub.get("flags") or []):
+        raise NoPage(f"{sub.get('student_id')}/{sub.get('assignment_id')} was submitted from another account: "
+                     f"no feedback page is written for it")
     data = page_data(sub, notebook, title)
     html = (env or _env()).get_template("feedback.html.j2").render(
         p=data, created=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
@@ -211,7 +223,10 @@ def write_feedback(results_path: str | Path = DEFAULT_RESULTS, out_dir: str | Pa
         if assignments and sub.get("assignment_id") not in assignments:
             continue
         nb = find_notebook(sub, roots) if roots else None
-        page = render_feedback(sub, nb, course_titles.get(sub.get("assignment_id")), env)
+        try:
+            page = render_feedback(sub, nb, course_titles.get(sub.get("assignment_id")), env)
+        except NoPage:
+            continue
         path = Path(out_dir) / sub["student_id"] / sub["assignment_id"] / f"{sub.get('notebook_id') or sub['assignment_id']}.html"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page, encoding="utf-8")

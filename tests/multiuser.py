@@ -1,53 +1,53 @@
-"""Unix users for the tests that need several people on one machine (a hub's students and instructor).
+"""Real Unix users for the tests of a course shared by several people (issue 21).
 
-:func:`ensure_user` makes an account once (``useradd``; the tests run as root here and in CI) and
-:func:`as_user` runs a command as that account, with its own uid, primary group and no other groups.
+Tests that need an instructor and students as separate accounts make them here (the suite runs as
+root, here and in CI) and run commands as them. Nothing is faked: the kernel decides what each
+account may read, write or signal.
 """
 from __future__ import annotations
 
 import os
 import pwd
-import shutil
 import subprocess
-import time
+import sys
+from pathlib import Path
 
+import pytest
 
-def missing_requirement() -> str | None:
-    """Why accounts cannot be made here, or None."""
-    if os.geteuid() != 0:
-        return "making Unix users needs root (useradd)"
-    if shutil.which("useradd") is None:
-        return "no useradd on this machine (Debian's passwd package)"
-    return None
+#: The virtual environment's ``bin``, first on a user's PATH (the checkout must be readable by them).
+BIN = str(Path(sys.executable).parent)
 
 
 def ensure_user(name: str) -> pwd.struct_passwd:
-    """The account ``name``, made with a home and a group of its own when it does not exist yet.
+    """The account ``name``, made with ``useradd -m`` when it does not exist yet (idempotent).
 
-    Idempotent, and safe when another test process makes the same account at the same time
-    (``useradd`` then fails on the lock or on the name, and the account is read back).
+    Skips the calling test where it cannot be made: not root, or no ``useradd``.
     """
-    for attempt in range(20):
-        try:
-            return pwd.getpwnam(name)
-        except KeyError:
-            pass
-        done = subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", name],
-                              capture_output=True, text=True)
-        if done.returncode == 0:
-            return pwd.getpwnam(name)
-        time.sleep(0.1 * (attempt + 1))  # 9: made meanwhile; 10: /etc/passwd locked by another useradd
-    raise RuntimeError(f"useradd {name} failed: {done.returncode} {done.stderr.strip()}")
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        pass
+    if os.geteuid() != 0:
+        pytest.skip(f"making the Unix user {name!r} needs root")
+    done = subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], capture_output=True, text=True)
+    try:
+        return pwd.getpwnam(name)  # made here, or by a test running at the same time
+    except KeyError:
+        raise RuntimeError(f"useradd -m {name} failed ({done.returncode}): {done.stderr.strip()}") from None
 
 
 def as_user(name: str, argv: list[str], **subprocess_kwargs) -> subprocess.CompletedProcess:
-    """``subprocess.run(argv)`` as the account ``name`` (its uid, its group only, its HOME, USER and LOGNAME).
+    """Run ``argv`` as the account ``name`` (its uid, gid and groups), in its home, with its own HOME/USER.
 
-    ``env`` replaces the environment as in :func:`subprocess.run` (default: a bare ``PATH``); the account's
-    variables are set over it. ``cwd`` defaults to the account's home.
+    ``env`` (default: PATH with the virtual environment first) is given the account's ``HOME``,
+    ``USER`` and ``LOGNAME``; the other keyword arguments go to :func:`subprocess.run` (output is
+    captured as text unless they say otherwise).
     """
-    pw = pwd.getpwnam(name)
-    env = dict(subprocess_kwargs.pop("env", None) or {"PATH": "/usr/bin:/bin"})
-    env.update(HOME=pw.pw_dir, USER=name, LOGNAME=name)
-    subprocess_kwargs.setdefault("cwd", pw.pw_dir)
-    return subprocess.run(argv, user=pw.pw_uid, group=pw.pw_gid, extra_groups=[], env=env, **subprocess_kwargs)
+    user = pwd.getpwnam(name)
+    env = dict(subprocess_kwargs.pop("env", None) or {"PATH": f"{BIN}:/usr/bin:/bin", "LANG": "C.UTF-8"})
+    env.update(HOME=user.pw_dir, USER=name, LOGNAME=name)
+    subprocess_kwargs.setdefault("cwd", user.pw_dir)
+    subprocess_kwargs.setdefault("capture_output", True)
+    subprocess_kwargs.setdefault("text", True)
+    return subprocess.run(argv, env=env, user=user.pw_uid, group=user.pw_gid, extra_groups=os.getgrouplist(
+        name, user.pw_gid), **subprocess_kwargs)

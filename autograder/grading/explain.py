@@ -12,7 +12,7 @@ import json
 import re
 from typing import Mapping
 
-from . import faults
+from . import faults, provenance
 from .admission import drop_empty_cells
 
 #: What the student can do, by the cause a failure was classified as (:mod:`.faults`), when the reason
@@ -41,6 +41,8 @@ def _rule(fault: faults.Fault) -> str:
         return "nbgrader metadata"
     if "symbolic link" in message:
         return "not a regular file"
+    if message.startswith(provenance.REASON):
+        return provenance.RULE
     return {"timeout": "grading.submission_timeout"}.get(fault.cause, fault.cause)
 
 
@@ -51,6 +53,8 @@ def failure_flag(fault: faults.Fault) -> dict:
     advice = message
     if fault.cause in _ADVICE and not _SAYS_WHAT_TO_DO.search(message):
         advice = f"{message.rstrip('. ')}: {_ADVICE[fault.cause]}"
+    if message.startswith(provenance.REASON):
+        advice = provenance.ADVICE  # the account it came from is for the instructor only
     return {"kind": "not graded", "rule": _rule(fault), "grade_id": None, "line": None,
             "cell": f"#{cell.group(1)}" if cell else None, "evidence": message, "advice": advice}
 

@@ -224,7 +224,9 @@ def _autograde(bundle: AssignmentBundle, job: Job, result: JobResult) -> bytes:
     engines.install()
     engines.reset(url)
     shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
+    # Private to the grader's user: it holds the gradebook (hidden tests) and a student's notebook, in a /tmp
+    # that every user of the host lists (tests/grading/test_between_users.py).
+    root.mkdir(parents=True, mode=0o700)
     try:
         (root / "gradebook.db").write_bytes(bundle.gradebook)
         with Gradebook(url, bundle.course.course_id) as gb:

@@ -11,12 +11,14 @@ import sys
 from pathlib import Path
 
 from nbgrader.converters import GenerateAssignment
+from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Dict
 from traitlets.config import Config
 
 from ..config import Course
 from ..notebook.rubrics import RemoveRubrics
+from . import provenance
 
 #: What a solution region becomes in the student version (ARCHITECTURE: "a stub
 #: ``raise NotImplementedError()``"); nbgrader's default, stated so it cannot drift.
@@ -76,6 +78,8 @@ def nbgrader_config(course: Course, course_dir: str | Path, db_url: str | None =
     c.CourseLatePenalty.policies = {a.id: a.late_policy.model_dump() for a in course.assignments}
     c.Exchange.root = str(course.exchange.path(course_dir))
     c.Exchange.timezone = course.exchange.timezone
+    # collect records who wrote each submission it copies (grading/provenance.py)
+    c.ExchangeFactory.collect = "autograder.grading.nbconfig.RecordingCollect"
     # generate_feedback renders the course's feedback page, never the autograded notebook with
     # its hidden tests (autograder/feedback_exporter.py).
     c.GenerateFeedback.exporter_class = "autograder.feedback_exporter.FeedbackExporter"
@@ -119,3 +123,13 @@ class CourseLatePenalty(LateSubmissionPlugin):
             return score
         days = -(-late // 86400)  # every started day counts
         return min(score, days * policy.get("points_per_day", 0))
+
+
+class RecordingCollect(ExchangeCollect):
+    """nbgrader's collect, which also records who wrote each submission it copies (:mod:`.provenance`)."""
+
+    def do_copy(self, src, dest, log=None):
+        super().do_copy(src, dest, log)
+        student_id = os.path.basename(os.path.normpath(src)).split("+", 1)[0]
+        provenance.append(self.coursedir.root,
+                          provenance.record_of(Path(src), Path(dest), student_id, self.coursedir.assignment_id))

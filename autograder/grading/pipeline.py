@@ -1,6 +1,7 @@
 """The coordinator: find submissions, farm the jobs out, record results as they arrive."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import os
@@ -13,7 +14,7 @@ from nbgrader.utils import parse_utc
 
 from ..config import Course, load_course, validate_course
 from ..notebook import model
-from . import faults
+from . import faults, privacy, provenance
 from . import gradebook as gbk
 from .flight import Flight
 from .job import AssignmentBundle, Job, JobResult
@@ -127,18 +128,32 @@ class RunSummary:
     results: list[JobResult] = field(default_factory=list)
     errors: list[faults.Unrecorded] = field(default_factory=list)  # grader faults that persisted, graded again next run
     warnings: list[str] = field(default_factory=list)  # what this host cannot enforce (the CLI prints them)
+    notes: list[str] = field(default_factory=list)  # what it does enforce where that depends on the host
     csv: Path | None = None
     json: Path | None = None
 
 
-def find_submissions(course: Course, submissions_dir: str | Path, assignments: list[str]) -> list[Submission]:
-    """Every submitted notebook of the given assignments, sorted by student then assignment."""
+def find_submissions(course: Course, submissions_dir: str | Path, assignments: list[str],
+                     collected: dict | None = None) -> list[Submission]:
+    """Every submitted notebook of the given assignments, sorted by student then assignment.
+
+    ``collected``: the course's collect log (:func:`.provenance.load`); with ``exchange.accounts:
+    per-student``, a notebook it records as written from another student's account is refused.
+    """
     found = []
+    check = collected if course.exchange.accounts == "per-student" else None
     for aid in assignments:
         for nid in course.assignment(aid).notebooks:
             for path in sorted(Path(submissions_dir).glob(f"*/{aid}/{nid}.ipynb")):
-                found.append(Submission(path.parent.parent.name, aid, nid, path,
-                                        refusal(path, Path(submissions_dir), course.grading.max_submission_mb * 2**20)))
+                sub = Submission(path.parent.parent.name, aid, nid, path,
+                                 refusal(path, Path(submissions_dir), course.grading.max_submission_mb * 2**20))
+                if check and not sub.refused:
+                    try:
+                        why = provenance.refusal(check, sub.student_id, aid, path.name, sub.read_bytes())
+                    except OSError:
+                        why = None  # unreadable: _changed reports it as the grader's
+                    sub = dataclasses.replace(sub, refused=why)
+                found.append(sub)
     return sorted(found, key=lambda s: (s.student_id, s.assignment_id, s.notebook_id))
 
 
@@ -159,6 +174,12 @@ def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> Assignme
 
     return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files, layouts,
                             kernel_kit_files(course_dir, aid))
+
+
+def _sqlite_path(db_url: str) -> Path | None:
+    """The file of a SQLite gradebook (an absolute URL, :func:`.nbconfig.absolute_db_url`), else None."""
+    prefix = "sqlite:///"
+    return Path(db_url[len(prefix):]) if db_url.startswith(prefix) and len(db_url) > len(prefix) else None
 
 
 def _recorded(db_url: str, course_id: str) -> set[tuple[str, str]]:
@@ -221,15 +242,17 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     course = validate_course(course_dir, assignments=assignments)
     db_url = absolute_db_url(course.grading.db_url, course_dir)
     submissions_dir = Path(submissions_dir) if submissions_dir else course_dir / "submitted"
-    subs = find_submissions(course, submissions_dir, assignments)
+    subs = find_submissions(course, submissions_dir, assignments, provenance.load(course_dir))
     state = GradingState(course_dir / "reports")
     bundles = {aid: _bundle(course, course_dir, aid, db_url)
                for aid in sorted({s.assignment_id for s in subs})}
-    from ..sandbox.cgroup import unbounded_trees
+    from ..sandbox.cgroup import bounded_by, unbounded_trees
 
     # a fresh seed per run: students cannot know it
     summary = RunSummary(seed=secrets.randbelow(2**31),
-                         warnings=unbounded_trees(course.grading.sandbox) if kernel_sandbox else [])
+                         warnings=(unbounded_trees(course.grading.sandbox) if kernel_sandbox else [])
+                         + privacy.warnings(course_dir, submissions_dir, _sqlite_path(db_url)),
+                         notes=[n for n in (bounded_by(),) if n and kernel_sandbox])
     todo = _changed(subs, _recorded(db_url, course.course_id), state, force, summary)
 
     try:

@@ -114,7 +114,9 @@ def plot_items(summary: ClassSummary) -> str | None:
         return None
     cols = min(4, len(panels))
     nrows = math.ceil(len(panels) / cols)
-    fig = _figure(2.4 * cols, 2.2 * nrows + 0.5)
+    # At least 4.4 inches wide: one panel alone is otherwise narrower than its axis labels.
+    fig = _figure(max(4.4, 2.4 * cols), 2.2 * nrows + 0.6)
+    fig.set_layout_engine("constrained")  # places the shared labels clear of the tick labels
     # Shared axes: one set of ticks to lay out, not one per panel (the plot's cost is mostly its axes).
     axes = fig.subplots(nrows, cols, sharex=True, sharey=True, squeeze=False).ravel()
     flagged = {(r.assignment, r.grade_id) for r in look_at(summary.items)}
@@ -135,7 +137,7 @@ def plot_items(summary: ClassSummary) -> str | None:
     axes[0].set_xlim(-0.02, 1.02)
     axes[0].set_ylim(low, 1.0)
     fig.supxlabel("share of submissions passing (easier →)", fontsize=8)
-    fig.supylabel("discrimination (separates strong from weak ↑; dashed: look at below)", fontsize=8)
+    fig.supylabel("discrimination ↑\n(look at those below the dashes)", fontsize=8)
     return _svg(fig)
 
 

@@ -201,8 +201,9 @@ class KernelServer:
     def __init__(self, limits: Limits, whole_grader: bool):
         self.limits, self.whole_grader, self.owner = limits, whole_grader, os.getpid()
         # Named like the worker's private folders: a pool that lost this worker removes it (executors.LocalPool).
+        # Private to the grader's user (mkdtemp's 0700), which the sandbox's uid maps to: it holds the notebook
+        # being graded and the kernel's connection key, in a /tmp every user of the host lists.
         self.staged = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-kernels-"))
-        os.chmod(self.staged, 0o755)
         for name in STAGED:
             (self.staged / name).mkdir(mode=0o755)
         self.proc = subprocess.Popen(server_command(limits, self.staged, whole_grader), stdin=subprocess.PIPE,

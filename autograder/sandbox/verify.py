@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from ..checks import MODULES, checks_for_assignment
 from ..checks.core import Outcome, Verdict, check_rng, evaluate
 from ..notebook.model import NotANotebook, read_cells
+from . import cgroup
 from .command import Limits, sandbox_kind
 from .launch import SessionResult, run_session
 from .explain import runtime_flags
@@ -132,7 +133,6 @@ def _unmeasured_flags(verdicts: Mapping[str, Verdict]) -> list[dict]:
     """A flag for each memory check withheld because this host cannot bound memory from outside (``measure.py``)."""
     return [{"kind": "verification failed", "grade_id": v.grade_id, "line": None, "cell": None,
              "evidence": f"{v.grade_id}: the grader could not bound the call's memory from outside the notebook's "
-                         f"process (no writable memory control group: grade as root, or give the grader a "
-                         f"delegated cgroup v2 subtree), so the check's points are withheld; regrade on such a "
-                         f"host with `autograder grade --force`"}
+                         f"process (no writable memory control group: {cgroup.delegation_steps({'memory'})}), so "
+                         f"the check's points are withheld; regrade with one with `autograder grade --force`"}
             for v in verdicts.values() if v.misconception == "grader.memory_unmeasured"]

@@ -46,7 +46,8 @@ def _course(root: Path, due: dt.datetime) -> Path:
     text = (course / "course.yml").read_text().replace(
         "    points: 4\n",
         f"    points: 4\n    due: '{due.isoformat()}'\n    late_policy: {{method: per_day, points_per_day: 0.5}}\n")
-    (course / "course.yml").write_text(text + "exchange:\n  root: ../exchange\nroster: roster.csv\n"
+    # Everyone is root here (one account for all): tests/grading/test_between_users.py has real users.
+    (course / "course.yml").write_text(text + "exchange:\n  root: ../exchange\n  accounts: shared\nroster: roster.csv\n"
                                               "lms:\n  ids: lms_ids.csv\n")
     (course / "roster.csv").write_text("student_id\nalice\nbob\ncarol\n")
     (course / "lms_ids.csv").write_text("student_id,lms_id\n" + "".join(f"{s},{i}\n" for s, i in LMS_IDS.items()))

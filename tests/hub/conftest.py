@@ -51,7 +51,7 @@ import pytest
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, LAB_SETTINGS, browser_skip_reason
 from tests.browser.nbtools import REPO
-from tests.multiuser import as_user, ensure_user, missing_requirement
+from tests.multiuser import as_user, ensure_user
 
 INSTRUCTOR = "instructor"
 STUDENTS = ("alice", "bob")
@@ -72,7 +72,11 @@ def _proxy() -> Path | None:
 
 def hub_skip_reason() -> str | None:
     """Why a hub cannot be built here, or None (each reason names what is missing)."""
-    reason = missing_requirement() or browser_skip_reason()
+    if os.geteuid() != 0:
+        return "the hub's people are Unix users made with useradd, and its spawner runs as each of them: needs root"
+    if shutil.which("useradd") is None:
+        return "no useradd on this machine (Debian's passwd package): the hub's people are Unix users"
+    reason = browser_skip_reason()
     if reason:
         return reason
     if _proxy() is None:
