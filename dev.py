@@ -4,12 +4,15 @@
     python3 dev.py test   # set up, then lint (ruff) and run the whole test suite
 
 Needs only Python >= 3.11 and pip. The environment lives in ``.venv`` and is
-reused when ``pyproject.toml`` has not changed since it was built.
+reused when ``pyproject.toml`` has not changed since it was built. Where npm is
+installed, JupyterHub's proxy (configurable-http-proxy, for tests/hub) goes
+into ``.venv/hub-proxy``; without npm those tests skip, saying so.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -19,6 +22,10 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed-from"
+# JupyterHub's proxy for tests/hub (an npm package: configurable-http-proxy), installed beside the venv.
+PROXY = VENV / "hub-proxy"
+PROXY_BIN = PROXY / "node_modules" / ".bin" / "configurable-http-proxy"
+PROXY_PACKAGE = "configurable-http-proxy@5"
 
 
 # Installed beside jsonschema by jupyter-events, only to check the "iri" string format,
@@ -49,6 +56,21 @@ def ensure_venv() -> None:
     STAMP.write_text(_fingerprint())
 
 
+def ensure_proxy() -> None:
+    """Install configurable-http-proxy with npm, once; without npm say what skips and go on."""
+    if PROXY_BIN.exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        print("dev.py: no npm here, so JupyterHub's configurable-http-proxy is not installed and tests/hub "
+              "will skip (install Node.js and npm, e.g. `apt-get install nodejs npm`, then run dev.py setup)",
+              file=sys.stderr)
+        return
+    print(f"installing {PROXY_PACKAGE} into {PROXY} (npm)", flush=True)
+    subprocess.run([npm, "install", "--prefix", str(PROXY), "--no-audit", "--no-fund", "--loglevel=error",
+                    PROXY_PACKAGE], check=True)
+
+
 def run(*cmd: str) -> int:
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     return subprocess.call(list(cmd), cwd=ROOT, env=env)
@@ -59,6 +81,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     ensure_venv()
+    ensure_proxy()
     job, rest = argv[0], argv[1:]
     if job == "setup":
         return 0

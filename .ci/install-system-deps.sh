@@ -4,7 +4,9 @@
 #                in tests/browser/ (Playwright's own browser download does not work here);
 #   bubblewrap - bwrap, the sandbox the verification of scores runs student code in;
 #   postgresql - the server a throwaway gradebook cluster is started from in tests/grading (the
-#                fixture starts and stops it itself; the package's own service is not used).
+#                fixture starts and stops it itself; the package's own service is not used);
+#   nodejs, npm - for JupyterHub's configurable-http-proxy, which `python3 dev.py setup` installs
+#                with npm (tests/hub).
 # Idempotent and quiet: installs only what is missing, only as root with apt-get; otherwise it
 # says what is missing and exits 0 (the tests that need it then skip with a reason).
 set -u
@@ -13,9 +15,10 @@ missing=""
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$missing postgresql"
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 
 if [ -z "$missing" ]; then
-    echo "install-system-deps: chromium, bubblewrap and postgresql already installed"
+    echo "install-system-deps: chromium, bubblewrap, postgresql and npm already installed"
     exit 0
 fi
 if [ "$(id -u)" != "0" ]; then

@@ -31,6 +31,7 @@ CHEAP = {"course", "base", "full_python"}
 #: a group holding one of these paths is started before every other group.
 FIRST = [
     "browser/",
+    "hub/",
     "course/test_nbgrader.py",
     "kit/",
     "grading/test_pipeline.py",
