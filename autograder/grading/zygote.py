@@ -137,9 +137,7 @@ def _become_runner(req: dict, runner) -> None:
         _detach()
         os.chdir("/tmp")
         sys.argv = [RUNNER, req["job"]]
-        events = os.open(req["events"], os.O_WRONLY)
-        control = os.open(req["control"], os.O_RDONLY) if req.get("control") else None
-        runner.run(req["job"], events, control)
+        runner.run(req["job"], os.open(req["events"], os.O_WRONLY))
     finally:
         os._exit(3)
 

@@ -89,9 +89,11 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
     (``run.measure``) also gets the pipe the runner waits on for the grader (``measure.py``); it and
     the subprocess fallback start a fresh process, every other run is forked warm (``runner_server.py``).
     """
-    fresh = kind == "subprocess"
-    control = os.pipe() if run.measure is not None and fresh else None
-    scratch = tempfile.mkdtemp(prefix="scratch-", dir=job_dir.parent) if fresh else "/tmp"
+    # A measured run is a fresh process: a forked one copies the zygote's pages as it writes them (7 MiB of
+    # them in the cells of test_hostile_memory's notebook), charged to its group as memory the notebook holds.
+    fresh = kind == "subprocess" or run.measure is not None
+    control = os.pipe() if run.measure is not None else None
+    scratch = tempfile.mkdtemp(prefix="scratch-", dir=job_dir.parent) if kind == "subprocess" else "/tmp"
     group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
     write_fd = grader_control = None
     try:
@@ -102,7 +104,7 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
             grader_control = control[1] if control else None
         else:
             try:
-                proc, read_fd, grader_control = _runner_sandbox(limits).start_run(group, run.measure is not None)
+                proc, read_fd = _runner_sandbox(limits).start_run(group)
             except (OSError, RuntimeError, ValueError) as exc:
                 runner_server.servers.discard()
                 raise SandboxError(f"the verification sandbox (bubblewrap) could not fork a run: {exc}") from exc
@@ -113,7 +115,7 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
         if write_fd is not None:
             os.close(read_fd)
         group.close()
-        if fresh:
+        if kind == "subprocess":
             shutil.rmtree(scratch, ignore_errors=True)
         raise
     if write_fd is not None:
@@ -135,7 +137,7 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
             run.measure.collect(killed=ended == "exited" and returncode in (-signal.SIGKILL, 128 + signal.SIGKILL))
         group.close()  # whatever the submission left running, in any session or process group
         proc.finish()
-        if fresh:
+        if kind == "subprocess":
             shutil.rmtree(scratch, ignore_errors=True)
         os.close(read_fd)
     if ended != "done" and getattr(proc, "server_died", False):

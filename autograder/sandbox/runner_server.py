@@ -48,9 +48,8 @@ class RunnerServer(WarmSandbox):
         self.job_dir = self.staged / "job"
         self.runs = 0
 
-    def start_run(self, group, measured: bool = False) -> tuple["ForkedRun", int, int | None]:
-        """Fork one run in ``group``; returns it, the read end of its event pipe and, for a measured run, the
-        grader's end of the pipe the runner waits on (``measure.py``) (the caller closes both)."""
+    def start_run(self, group) -> tuple["ForkedRun", int]:
+        """Fork one run in ``group``; returns it and the read end of its event pipe (the caller closes it)."""
         self.runs += 1
         request = {"job": JOB, "events": f"{JOB}/events-{self.runs}"}
         fifo = self.job_dir / f"events-{self.runs}"
@@ -58,20 +57,13 @@ class RunnerServer(WarmSandbox):
         read_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         # Held until the runner says ready (it has the FIFO open by then): before, the read end would see an end of file.
         hold = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-        control = None
-        if measured:
-            request["control"] = f"{JOB}/control-{self.runs}"
-            os.mkfifo(self.job_dir / f"control-{self.runs}", 0o600)
-            # Read and write: the runner's read-only open does not wait, and sees an end of file once this is closed.
-            control = os.open(self.job_dir / f"control-{self.runs}", os.O_RDWR | os.O_NONBLOCK)
         try:
             inner, pid = self.fork(request, group)
         except BaseException:
-            for fd in (read_fd, hold, control):
-                if fd is not None:
-                    os.close(fd)
+            os.close(read_fd)
+            os.close(hold)
             raise
-        return ForkedRun(self, inner, pid, hold), read_fd, control
+        return ForkedRun(self, inner, pid, hold), read_fd
 
     def exit_of(self, inner: int, timeout: float) -> tuple[int | None, float]:
         """How the run ``inner`` ended, as the zygote reports it: (exit code, CPU seconds); (None, 0) if not told."""
@@ -127,9 +119,8 @@ class ForkedRun:
         emptied, or whose server is gone, is discarded), and remove the run's FIFO."""
         if servers.sandbox is self.server and (self.server_died or not self.server.clean()):
             servers.discard()
-        for pattern in ("events-*", "control-*"):
-            for fifo in self.server.job_dir.glob(pattern):
-                fifo.unlink(missing_ok=True)
+        for fifo in self.server.job_dir.glob("events-*"):
+            fifo.unlink(missing_ok=True)
 
 
 servers = Held(RunnerServer)
