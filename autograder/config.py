@@ -71,9 +71,6 @@ class SandboxLimits(_Model):
     wall_seconds: float = Field(120.0, gt=0, description="the whole verification of one submission")
     cell_seconds: float = Field(30.0, gt=0, description="one notebook cell, or one call of a student function, "
                                                         "in verification")
-    matplotlib: Literal["stand-in", "real"] = Field(
-        "stand-in", description="stand-in: plots are not drawn during verification (a run that needs the real "
-                                "matplotlib is redone with it); real: always import it (about 0.8 s more)")
 
     @classmethod
     def coerce(cls, value: "SandboxLimits | dict | None") -> "SandboxLimits":

@@ -1,7 +1,7 @@
 """Grade a realistic class of every assignment with serial stock ``nbgrader autograde`` and ``autograder grade``.
 
     .venv/bin/python benchmarks/bench_grading.py [--n 30] [--workers 2] [--assignments 01_scores_softmax ...]
-                                                 [--costs sandbox verification isolation memory | --costs none]
+                                                 [--costs sandbox verification isolation memory memo | --costs none]
 
 The class (``autograder.synthetic``, ``REALISTIC`` mix): about two thirds of the students right
 everywhere, the rest with one or two typical mistakes from ``autograder/catalogue`` per
@@ -20,7 +20,10 @@ guarantee is ours with it minus ours without it, per submission of the assignmen
 * ``sandbox``: kernels outside bubblewrap (``--unsafe-no-sandbox``'s stock kernel, forced even as root);
 * ``verification``: ``--no-verify`` (nbgrader's in-kernel scores);
 * ``isolation``: 04's composite task judged in the same runner as its helpers (no second runner);
-* ``memory``: 06's memory check run in the common runner instead of its own measured run.
+* ``memory``: 06's memory check run in the common runner instead of its own measured run;
+* ``memo`` (not a guarantee: what the kept results save): 07's ``compare_scorers`` computed afresh in
+  the kernel and in verification, as stock nbgrader's kernel computes it, instead of answered from
+  the kit's ``_memo.json`` (``autograder/sandbox/memo.py``).
 
 Printed: seconds and seconds per submission of each, the ratio stock / ours per assignment and
 for the whole class, where a submission's time goes worker-side (kernel start and stop, cell
@@ -43,9 +46,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-COSTS = ("sandbox", "verification", "isolation", "memory")
+COSTS = ("sandbox", "verification", "isolation", "memory", "memo")
 #: The assignments whose guarantee a cost row switches off (None: every assignment).
-CONCERNS = {"sandbox": None, "verification": None, "isolation": ("04_heads",), "memory": ("06_long_sequences",)}
+CONCERNS = {"sandbox": None, "verification": None, "isolation": ("04_heads",), "memory": ("06_long_sequences",),
+            "memo": ("07_scoring_functions",)}
 
 # Run in a fresh interpreter: the shipped CLI, with one guarantee switched off where asked (patches
 # made before the pool forks its workers), and the run's per-job timings dumped as JSON.
@@ -58,13 +62,17 @@ if off == "sandbox":
     pipeline._require_sandbox = lambda *args: False
 elif off == "isolation":
     from autograder.sandbox import verify as v
-    def _one_session(runnable, calls, given, graded, aid, limits, trusted):
+    def _one_session(runnable, calls, given, graded, aid, limits, trusted, kept=None):
         return v.run_session(runnable, [(i, c, check.task) for i, c, check in calls], given=given, graded=graded,
-                             assignment=aid, limits=limits, kind=v.sandbox_kind(), trusted=trusted)
+                             assignment=aid, limits=limits, kind=v.sandbox_kind(), trusted=trusted, kept=kept)
     v._isolated_sessions = _one_session
 elif off == "memory":
     from autograder.sandbox import launch
     launch.is_measured = lambda call: False
+elif off == "memo":
+    from autograder.kit import build
+    kit_files = build.kernel_kit_files
+    build.kernel_kit_files = lambda *a: {k: v for k, v in kit_files(*a).items() if not k.endswith("/_memo.json")}
 box, grade = {}, api.grade
 api.grade = lambda *a, **k: box.setdefault("s", grade(*a, **k))
 argv = ["grade", assignment, "--course", course, "--workers", workers, "--no-progress"]

@@ -26,9 +26,13 @@ from nbgrader.api import Gradebook
 
 from ..config import Course
 from ..notebook import model
+from ..sandbox import memo
 from . import engines, explain, faults, verification
 from .admission import check_notebook, drop_empty_cells
 from .nbconfig import nbgrader_config
+
+#: The kit's results of the notebook's own heavy given calls (sandbox/memo.py): verification's package gets them too.
+KEPT = f"attention_ref/{memo.FILE}"
 
 #: One job at a time per process. nbgrader's converters edit process-wide state (``os.environ``'s
 #: NBGRADER_EXECUTION, the working directory) and the job clock (:mod:`.timing`) is module-global, so
@@ -190,7 +194,7 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
         limits = bundle.course.grading.sandbox.model_dump()
         # the sources nbgrader executed: verification must run the same cells (see _autograde)
         verdicts, flags = verification.verify(bundle.assignment_id, notebook, job.seed, limits, result.cells,
-                                              job.trusted)
+                                              job.trusted, kept=bundle.kit.get(KEPT))
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
     # The kit's hidden-test call does nothing, so the kernel judged nothing, unless the grader was in the

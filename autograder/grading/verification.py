@@ -146,18 +146,15 @@ def load_verifier():
 
 
 def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: list[dict] | None = None,
-           trusted: bool = False) -> tuple[dict | None, list[dict]]:
+           trusted: bool = False, kept: bytes | None = None) -> tuple[dict | None, list[dict]]:
     """Run verification on a submission: ``(verdicts, flags)``; ``(None, flags)`` when it has no checks.
 
     ``verify_submission`` raising KeyError for an assignment the registry does not know means it has no
     checks: nbgrader's in-kernel scores are recorded as they are, with an ``"unverified"`` flag
     (:func:`unverified_flags`).
 
-    ``cells`` are nbgrader's results (as for :func:`merge`). When the answers were computed with
-    the sandbox's matplotlib stand-in and some verdict fails, or disagrees with nbgrader's (whose
-    kernel ran the real matplotlib: its test cells' visible lines check the public example), the
-    submission is verified again, same seed, with the real matplotlib, so that a lost point is
-    never the stand-in's doing: only the second verification counts.
+    ``cells`` are nbgrader's results (as for :func:`merge`). ``kept``: the student kit's ``_memo.json``
+    (``sandbox/memo.py``), the results of the notebook's own heavy given calls, for the sandbox's package.
 
     Fails closed: when verification itself goes wrong (the static scan, the runner, decoding an
     answer: anything but the sandbox failing to start), every auto-graded cell gets a failed
@@ -178,15 +175,8 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
     if verifier is None:
         return None, []
     try:
-        result = verifier(assignment_id, notebook, seed, limits, trusted=trusted)
-        verdicts, flags = normalise(result)
-        if _get(result, "matplotlib") == "stand-in" and any(
-                not cell["manual"] and cell["grade_id"] in verdicts
-                and (not verdicts[cell["grade_id"]]["passed"] or _disagree(cell, verdicts[cell["grade_id"]]))
-                for cell in cells or []):
-            verdicts, flags = normalise(verifier(assignment_id, notebook, seed, dict(limits, matplotlib="real"),
-                                                 trusted=trusted))
-        return verdicts, flags
+        return normalise(verifier(assignment_id, notebook, seed, limits, trusted=trusted,
+                                  **({"kept": kept} if kept else {})))
     except KeyError as exc:
         if not registered(assignment_id):  # nothing to verify: the kernel's scores stand, and say so
             return None, unverified_flags(assignment_id, cells)

@@ -36,7 +36,8 @@ import numpy as np
 
 from ..checks import MODULES, TASKS
 from ..config import Course, load_course
-from ..sandbox.given import given_package
+from ..sandbox import memo
+from ..sandbox.given import build_memo, given_package
 from .publicdata import KitBuildError, assignment_data
 
 HERE = Path(__file__).resolve().parent
@@ -182,6 +183,15 @@ def write_data(directory: Path, data: dict) -> None:
     (directory / f"{data['assignment']}.npz").write_bytes(buffer.getvalue())
 
 
+def _released_notebook(course_dir: Path, assignment: str) -> bytes | None:
+    """The released notebook's bytes (its source in ``solutions/`` if it is not generated yet), or None."""
+    for folder in ("assignments", "solutions"):
+        path = course_dir / folder / assignment / f"{assignment}.ipynb"
+        if path.is_file():
+            return path.read_bytes()
+    return None
+
+
 def _write_site(site: Path, course: Course, plan: Release, course_dir: Path, label: str) -> None:
     for target, source in KIT_FILES.items():
         (site / target).parent.mkdir(parents=True, exist_ok=True)
@@ -189,6 +199,11 @@ def _write_site(site: Path, course: Course, plan: Release, course_dir: Path, lab
     for rel, text in given_package(label, plan.given, plan.withheld).items():
         (site / "attention_ref" / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / "attention_ref" / rel).write_text(text)
+    # The released notebooks' own heavy calls of a building block, computed once (sandbox/memo.py)
+    notebooks = [nb for nb in (_released_notebook(course_dir, a) for a in plan.released) if nb is not None]
+    kept = build_memo(plan.given, notebooks)
+    if kept:
+        (site / "attention_ref" / memo.FILE).write_bytes(kept)
     for assignment in plan.released:
         write_data(site / "autograder/kit/data", assignment_data(course_dir, assignment, list(TASKS[assignment])))
     kit = {"course_id": course.course_id, "mode": course.mode, "released": list(plan.released),

@@ -38,7 +38,7 @@ from ..config import SandboxLimits
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "runner.py"
 CORE = HERE.parent / "checks" / "core.py"
-STANDIN = HERE / "mpl_standin.py"
+ZYGOTE = HERE.parent / "grading" / "zygote.py"
 STARTUP_SECONDS = 60.0
 KEEP_STDOUT = 64 * 1024
 NOBODY = 65534
@@ -108,22 +108,28 @@ def _python_roots() -> list[str]:
     return roots
 
 
-def _bwrap_command(job_dir: Path, fd: int, limits: Limits, env: dict) -> list[str]:
+def _bwrap_command(job_dir: Path, limits: Limits, env: dict, argv: list[str], pid1: bool = False) -> list[str]:
+    """The verification sandbox running ``argv``, ``job_dir`` bound read-only at ``/job``.
+
+    ``pid1``: ``argv`` is the sandbox's pid 1 (the runner's fork server, ``grading/zygote.py``), which
+    then cannot be signalled by what runs beside it.
+    """
     cmd = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-           "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds(),
+           "--die-with-parent", "--new-session", "--cap-drop", "ALL", *(["--as-pid-1"] if pid1 else []),
+           *_system_binds(),
            # The scratch /tmp comes first: a checkout or virtual environment that lives under
            # /tmp (a CI clone) is bound on top of it below instead of being hidden by it.
            "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp"]
     for root in _python_roots():
         cmd += ["--ro-bind", root, root]
     cmd += ["--ro-bind", str(RUNNER), "/grader/runner.py", "--ro-bind", str(CORE), "/grader/core.py",
-            "--ro-bind", str(STANDIN), "/grader/mpl_standin.py", "--ro-bind", str(job_dir), "/job"]
+            "--ro-bind", str(ZYGOTE), "/grader/zygote.py", "--ro-bind", str(job_dir), "/job"]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv"]
     for cache in _font_caches():
         cmd += ["--ro-bind", str(cache), f"{env['MPLCONFIGDIR']}/{cache.name}"]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
-    return cmd + [os.path.realpath(sys.executable), "-I", "-S", "-B", "/grader/runner.py", "/job", str(fd)]
+    return cmd + argv
 
 
 def _font_caches() -> list[Path]:

@@ -32,7 +32,6 @@ class _Run:
     protocol_error: str | None = None
     cpu_seconds: float = 0.0
     reported_cpu: float = 0.0  # what the runner says it used (timing reports only; not trusted for anything)
-    standin_suspect: bool = False  # a cell failed after using the matplotlib stand-in, or a call used it
     measure: Any = None  # the grader's side of a measured run (``measure.MeasuredCall``), None otherwise
 
     def frame(self, header: Any, blob: bytes) -> bool:
@@ -57,7 +56,6 @@ class _Run:
                 self.refused[self.where[1]] = [str(name)[:100] for name in refused[:20]]
             if error is not None:
                 self.cell_errors[self.where[1]] = str(error)[:1000]
-                self.standin_suspect |= header.get("standin") is not False
             self.where = ("between", None)
         elif event == "measure_ready" and self.measure is not None and self.where[0] == "between":
             if not self.measure.on_armed():
@@ -73,7 +71,6 @@ class _Run:
             except wire.WireError as exc:
                 self.outcomes[call_id] = Outcome(error=f"InvalidAnswer: {exc}")
             self.pending.remove(call_id)
-            self.standin_suspect |= header.get("standin") is not False
             if self.measure is not None:
                 self.measure.on_outcome(self.outcomes[call_id])
             self.where = ("between", None)

@@ -13,6 +13,9 @@ What a function reaches is read from its code objects (every global name it or a
 function uses), followed through the module it is defined in, transitively. A graded name that
 is reached is an error naming both (the given function needs the graded one: the notebook
 cannot give it), never a silent leak.
+
+Every package also holds ``_memo.py`` (:mod:`.memo`, verbatim): the notebook's own heavy calls of a
+given function are answered from ``_memo.json`` when the package has one (:func:`build_memo`).
 """
 from __future__ import annotations
 
@@ -20,10 +23,13 @@ import ast
 import functools
 import importlib
 import inspect
+import json
+import time
 import types
 from pathlib import Path
 
-from ..notebook.model import parse_python
+from ..notebook.model import parse_python, read_cells
+from . import memo
 
 PACKAGE = "attention_ref"
 
@@ -104,6 +110,8 @@ def _prune(module_name: str, needed: dict[str, set[str]]) -> str:
 
 _INIT = '''"""attention_ref as {assignment} may use it: the building blocks it gives, nothing else."""
 {imports}
+from ._memo import serve as _serve
+{served}
 _GIVEN = {given!r}
 _GRADED = {graded!r}
 #: Names asked of this package that it does not give, in order ("*": a star import). The sandbox's runner
@@ -161,15 +169,69 @@ def given_package(assignment: str, given: tuple[str, ...], graded: tuple[str, ..
         files[module.split(".", 1)[1].replace(".", "/") + ".py"] = source
     package = importlib.import_module(PACKAGE)
     imports = "\n".join(f"from .{getattr(package, n).__module__.split('.', 1)[1]} import {n}" for n in given)
-    files["__init__.py"] = _INIT.format(assignment=assignment, imports=imports, given=list(given),
+    served = "\n".join(f"{n} = _serve({n!r}, {n})" for n in given)
+    files["_memo.py"] = Path(memo.__file__).read_text()
+    files["__init__.py"] = _INIT.format(assignment=assignment, imports=imports, served=served, given=list(given),
                                         graded=sorted(graded), given_list=", ".join(given) or "none")
     return files
 
 
-def write_given_package(directory: Path, assignment: str, given, graded) -> Path:
-    """Write the package into ``directory / "attention_ref"``; returns ``directory`` (for ``sys.path``)."""
+def write_given_package(directory: Path, assignment: str, given, graded, kept: bytes | None = None) -> Path:
+    """Write the package into ``directory / "attention_ref"``, with ``kept`` as its ``_memo.json`` (the
+    kit's, :func:`build_memo`) if given; returns ``directory`` (for ``sys.path``)."""
     root = Path(directory) / PACKAGE
     for rel, source in given_package(assignment, tuple(given), tuple(graded)).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(source)
+    if kept:
+        (root / memo.FILE).write_bytes(kept)
     return Path(directory)
+
+
+def literal_calls(notebook: bytes, given) -> list[tuple[str, tuple, dict]]:
+    """``(name, args, kwargs)`` of each call of a ``given`` function in the notebook's code cells whose
+    arguments are all literals (``compare_scorers(d=16, seeds=(0, 1, 2))``), in notebook order."""
+    found = []
+    for cell in read_cells(notebook):
+        try:
+            tree = parse_python(cell.python) if cell.python else None
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        for node in ast.walk(tree) if tree is not None else ():
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in given):
+                continue
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                continue
+            try:
+                args = tuple(ast.literal_eval(a) for a in node.args)
+                kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                continue
+            found.append((node.func.id, args, kwargs))
+    return found
+
+
+def build_memo(given, notebooks) -> bytes | None:
+    """The ``_memo.json`` of a package that gives ``given`` to the notebooks ``notebooks`` (their bytes), or None.
+
+    Each literal call of a given function (:func:`literal_calls`) is computed once with the
+    reference; one that took at least :data:`.memo.MEMO_SECONDS` and returned plain data is kept.
+    """
+    package = importlib.import_module(PACKAGE)
+    entries, seen = [], set()
+    for notebook in notebooks:
+        for name, args, kwargs in literal_calls(notebook, set(given)):
+            func = getattr(package, name)
+            key = memo.key(func, args, kwargs)
+            if key is None or key in seen:
+                continue
+            seen.add(key)
+            start = time.perf_counter()
+            value = func(*args, **kwargs)
+            if time.perf_counter() - start < memo.MEMO_SECONDS:
+                continue
+            try:
+                entries.append({"key": key, "value": memo.encode(value)})
+            except ValueError:
+                continue
+    return json.dumps({"entries": entries}).encode() if entries else None

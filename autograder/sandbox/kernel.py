@@ -46,18 +46,12 @@ empty is killed whole (all of its namespace) and started afresh.
 """
 from __future__ import annotations
 
-import atexit
-import json
-import multiprocessing.util
 import os
-import selectors
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -66,7 +60,8 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
 from . import cgroup
-from .command import NOBODY, STARTUP_SECONDS, Limits, _font_caches, _python_roots, _system_binds
+from .command import NOBODY, Limits, _font_caches, _python_roots, _system_binds
+from .warm import Held, WarmSandbox, state
 
 KIT = "/kit"
 JOB = "/job"  # inside the sandbox: a copy of the notebook's directory, the kernel's working directory
@@ -81,8 +76,6 @@ MPLCONFIGDIR = "/tmp/.matplotlib"
 SHARED_ETC = ("/etc/fonts",)
 #: Variables the kernel may see (nbgrader's own, and what makes matplotlib and BLAS behave).
 PASSED_ENV = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING", "MPLBACKEND")
-#: Seconds the server may take to fork a kernel, and the grader to empty the sandbox after it.
-SPAWN_SECONDS = 20.0
 #: Everything in the host directory bound into the sandbox: the kit, the notebook's directory, the connection file.
 STAGED = {"kit": KIT, "job": JOB, "conf": CONF_DIR}
 
@@ -145,106 +138,19 @@ def _scratch_bytes(limits: Limits) -> int:
 
 
 # ---------------------------------------------------------------- the grader's side of the sandbox
-def _writable_mounts(pid: int) -> list[str]:
-    """The sandbox's own writable file systems (fresh tmpfs), as paths inside it: its root (bubblewrap's
-    own tmpfs), ``/tmp``, ``/ipc`` and ``/dev``.
+class KernelServer(WarmSandbox):
+    """A worker's kernel sandbox and the fork server in it (see the module docstring and :mod:`.warm`)."""
 
-    A bind of a host directory is never one of them (every bind is read-only, and the root of its
-    mount is a directory of the host's file system, not ``/``), so cleaning never reaches a host file.
-    """
-    found = []
-    for line in Path(f"/proc/{pid}/mountinfo").read_text().splitlines():
-        fields = line.split()
-        sep = fields.index("-")
-        root, point, options, fstype = fields[3], fields[4], fields[5].split(","), fields[sep + 1]
-        if fstype == "tmpfs" and (root == "/" or point == "/") and "rw" in options:
-            found.append(point)
-    return found
-
-
-def _entries(top: str) -> dict[str, tuple[int, int, int]]:
-    """Every path under ``top`` on the same file system (not crossing into a mount), relative to ``top``,
-    with what identifies it (inode, mode, owner)."""
-    found: dict[str, tuple[int, int, int]] = {}
-    device = os.lstat(top).st_dev
-
-    def walk(rel: str) -> None:
-        try:
-            with os.scandir(os.path.join(top, rel)) as it:
-                children = list(it)
-        except OSError:
-            return
-        for entry in children:
-            path = os.path.join(rel, entry.name)
-            st = entry.stat(follow_symlinks=False)
-            found[path] = (st.st_ino, st.st_mode, st.st_uid)
-            if stat.S_ISDIR(st.st_mode) and st.st_dev == device:
-                walk(path)
-
-    walk("")
-    return found
-
-
-def _remove(path: str) -> None:
-    try:
-        if stat.S_ISDIR(os.lstat(path).st_mode):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            os.unlink(path)
-    except OSError:
-        pass
-
-
-class KernelServer:
-    """A worker's kernel sandbox and the fork server in it (see the module docstring)."""
+    kind = "kernel sandbox"
 
     def __init__(self, limits: Limits, whole_grader: bool):
-        self.limits, self.whole_grader, self.owner = limits, whole_grader, os.getpid()
-        # Named like the worker's private folders: a pool that lost this worker removes it (executors.LocalPool).
-        # Private to the grader's user (mkdtemp's 0700), which the sandbox's uid maps to: it holds the notebook
-        # being graded and the kernel's connection key, in a /tmp every user of the host lists.
-        self.staged = Path(tempfile.mkdtemp(prefix=f"autograder-{os.getpid()}-kernels-"))
-        for name in STAGED:
-            (self.staged / name).mkdir(mode=0o755)
-        self.proc = subprocess.Popen(server_command(limits, self.staged, whole_grader), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"},
-                                     start_new_session=True)
-        # A pool's worker ends through multiprocessing (which runs no atexit handler), other processes normally.
-        multiprocessing.util.Finalize(self, self.close, exitpriority=10)
-        atexit.register(self.close)
-        try:
-            self._reply(STARTUP_SECONDS)
-            self.pid = _sandbox_root_pid(self.proc.pid)
-            self.namespace = os.readlink(f"/proc/{self.pid}/ns/pid")
-            self.root = f"/proc/{self.pid}/root"
-            self.clean_state = {m: _entries(self.root + m) for m in _writable_mounts(self.pid)}
-        except BaseException:
-            self.close()
-            raise
-
-    def usable(self, limits: Limits, whole_grader: bool) -> bool:
-        """Whether this server still runs, belongs to this process and has these settings."""
-        return (self.proc.poll() is None and self.owner == os.getpid() and self.limits == limits
-                and self.whole_grader == whole_grader)
-
-    def _reply(self, timeout: float) -> dict:
-        selector = selectors.DefaultSelector()
-        selector.register(self.proc.stdout, selectors.EVENT_READ)
-        try:
-            if not selector.select(timeout):
-                raise RuntimeError(f"the kernel sandbox did not answer within {timeout:g} s")
-        finally:
-            selector.close()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the kernel sandbox ended ({self.proc.poll()})")
-        return json.loads(line)
+        self.limits, self.whole_grader = limits, whole_grader
+        super().__init__(lambda staged: server_command(limits, staged, whole_grader), STAGED, IPC_DIR,
+                         (limits, whole_grader), name="kernels")
 
     def stage(self, kit: str | None, cwd: str | None, connection: str) -> None:
         """Put the next job's kit, notebook directory and connection file where the sandbox sees them."""
-        for name in STAGED:
-            for child in (self.staged / name).iterdir():
-                _remove(str(child))
+        self.empty_staged()
         if kit is not None and not self.whole_grader:
             shutil.copytree(kit, self.staged / "kit", dirs_exist_ok=True)
         if cwd and os.path.isdir(cwd):
@@ -258,142 +164,10 @@ class KernelServer:
 
     def spawn(self, argv: list[str], env: dict, group: cgroup.Group) -> int:
         """Fork a kernel running ``argv`` in the sandbox, inside ``group``; its pid on the host."""
-        self.proc.stdin.write((json.dumps({"argv": argv, "cwd": JOB, "env": env, "path": [KIT]}) + "\n").encode())
-        self.proc.stdin.flush()
-        inner = self._reply(SPAWN_SECONDS)["pid"]
-        end = time.monotonic() + SPAWN_SECONDS
-        pid = None
-        while time.monotonic() < end:
-            pid = pid or self._host_pid(inner)
-            if pid is not None and _state(pid) in ("T", "t"):  # it stopped itself before anything of the submission's
-                group.admit(pid)
-                os.kill(pid, signal.SIGCONT)
-                return pid
-            time.sleep(0.002)
-        raise RuntimeError("the kernel forked in the sandbox did not stop for its control group")
-
-    def _host_pid(self, inner: int) -> int | None:
-        try:
-            children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
-        except OSError:
-            return None
-        for child in children:
-            try:
-                status = Path(f"/proc/{child}/status").read_text()
-            except OSError:
-                continue
-            nspids = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [])
-            if nspids and nspids[-1] == str(inner):
-                return int(child)
-        return None
-
-    def clean(self) -> bool:
-        """Kill every process of the sandbox but the server, remove what the kernel wrote; False if it could not
-        (then the sandbox is discarded: a process that would not die, or a directory it started with changed)."""
-        end = time.monotonic() + SPAWN_SECONDS
-        while True:
-            left = self._others()
-            if not left:
-                break
-            if time.monotonic() > end:
-                return False
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            time.sleep(0.005)
-        for mount, clean in self.clean_state.items():
-            now = _entries(self.root + mount)
-            for rel in sorted(set(now) - set(clean)):
-                _remove(os.path.join(self.root + mount, rel))
-            if any(now.get(rel) != identity for rel, identity in clean.items()):
-                return False  # a directory the sandbox started with was moved, replaced or its mode changed
-        return True
-
-    def _others(self) -> list[int]:
-        """Host pids of the processes in the sandbox's pid namespace other than the server (zombies left out)."""
-        found = []
-        for name in os.listdir("/proc"):
-            if name.isdigit() and int(name) != self.pid:
-                try:
-                    if os.readlink(f"/proc/{name}/ns/pid") == self.namespace and _state(int(name)) not in ("Z", "X"):
-                        found.append(int(name))
-                except OSError:
-                    continue
-        return found
-
-    def close(self) -> None:
-        """Kill the whole sandbox and remove the staged files (in the process that started it)."""
-        if self.owner != os.getpid() or self.proc.returncode is not None and not self.staged.exists():
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        pid = getattr(self, "pid", None)
-        if pid is not None:
-            try:
-                os.kill(pid, signal.SIGKILL)  # the namespace's init: every process in it goes too
-            except (ProcessLookupError, PermissionError):
-                pass
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
-        shutil.rmtree(self.staged, ignore_errors=True)
+        return self.fork({"argv": argv, "cwd": JOB, "env": env, "path": [KIT]}, group)[1]
 
 
-def _state(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return None
-
-
-def _sandbox_root_pid(bwrap_pid: int, timeout: float = 10.0) -> int:
-    """The pid of bwrap's child, once it lives in the sandbox's file system (its ``/ipc`` exists)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read_text().split()
-        except OSError:
-            children = []
-        for child in children:
-            if os.path.isdir(f"/proc/{child}/root{IPC_DIR}"):
-                return int(child)
-        time.sleep(0.005)
-    raise RuntimeError(f"the kernel's sandbox did not start within {timeout:g} s")
-
-
-class _Servers:
-    """This process's kernel sandbox (one job at a time per process: one server), started on first use."""
-
-    def __init__(self):
-        self.server: KernelServer | None = None
-        self.lock = threading.Lock()
-
-    def get(self, limits: Limits, whole_grader: bool) -> KernelServer:
-        if self.server is not None and not self.server.usable(limits, whole_grader):
-            if self.server.owner == os.getpid():
-                self.server.close()
-            self.server = None
-        if self.server is None:
-            self.server = KernelServer(limits, whole_grader)
-        return self.server
-
-    def discard(self) -> None:
-        if self.server is not None and self.server.owner == os.getpid():
-            self.server.close()
-        self.server = None
-
-
-servers = _Servers()
+servers = Held(lambda key: KernelServer(*key))
 
 
 class ForkedProcess:
@@ -407,7 +181,7 @@ class ForkedProcess:
 
     def poll(self):
         """None while the process exists, else its (unknown, reported as 0) exit code."""
-        if self.returncode is None and _state(self.pid) in (None, "Z", "X"):
+        if self.returncode is None and state(self.pid) in (None, "Z", "X"):
             self.returncode = 0
         return self.returncode
 
@@ -446,7 +220,7 @@ class SandboxProvisioner(LocalProvisioner):
         """Launch ``cmd``'s kernel in the sandbox (see LocalProvisioner.launch_kernel)."""
         km = self.parent
         with servers.lock:
-            server = servers.get(self.limits, self.kit is None)
+            server = servers.get((self.limits, self.kit is None))
             self.server = server
             server.stage(self.kit, kwargs.get("cwd"), km.connection_file)
             self.group = cgroup.Group(pids=self.limits.pids, memory_bytes=int(self.limits.memory_mb) << 20)
@@ -473,7 +247,7 @@ class SandboxProvisioner(LocalProvisioner):
         server = getattr(self, "server", None)
         if server is not None:
             with servers.lock:
-                if servers.server is server and not server.clean():
+                if servers.sandbox is server and not server.clean():
                     servers.discard()
             self.server = None
         if not restart:

@@ -1,5 +1,9 @@
 """Start the sandbox runner, watch it, enforce the limits, and restart it past a cell or task that hangs or kills it.
 
+Under bubblewrap each run is forked from the worker's warm runner sandbox (:mod:`.runner_server`);
+a measured run (06's memory check, :mod:`.measure`) and the subprocess fallback start a fresh
+runner process.
+
 What the sandbox is (its two kinds, binds and limits) is in :mod:`.command`; the frames the
 runner sends are followed by :mod:`.frames`.
 """
@@ -20,47 +24,60 @@ from pathlib import Path
 from typing import Sequence
 
 from ..checks.core import Call, Outcome
-from . import cgroup, wire
-from .command import (CORE, KEEP_STDOUT, NOBODY, RUNNER, STANDIN, STARTUP_SECONDS, Limits, SandboxError,
-                      _bwrap_command, _drop_to_nobody_possible, _env, _font_caches, rlimits, sandbox_kind, site_paths)
+from . import cgroup, runner_server, wire
+from .command import (CORE, KEEP_STDOUT, NOBODY, RUNNER, STARTUP_SECONDS, Limits, SandboxError, _bwrap_command,
+                      _drop_to_nobody_possible, _env, _font_caches, rlimits, sandbox_kind, site_paths)
 from .frames import _describe_exit, _read_frames, _Run
 from .given import write_given_package
-from .measure import MEASURED_RUN_ENV, UNAVAILABLE, MeasuredCall, is_measured
+from .measure import MEASURED_MALLOC, UNAVAILABLE, MeasuredCall, is_measured
 
 
-def _kill(proc: subprocess.Popen, kind: str) -> None:
-    try:
-        if kind == "subprocess":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except (ProcessLookupError, PermissionError):
+class _Spawned:
+    """A fresh runner process (a measured run, or the subprocess fallback): what ``_run_once`` needs of it."""
+
+    def __init__(self, proc: subprocess.Popen, kind: str):
+        self.proc, self.kind, self.stdout = proc, kind, proc.stdout
+
+    def on_ready(self) -> None:
         pass
 
-
-def _exited(proc: subprocess.Popen) -> bool:
-    """Whether the process has ended, without reaping it (so that ``_reap`` gets its CPU usage)."""
-    try:
-        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _reap(proc: subprocess.Popen, timeout: float = 10.0) -> tuple[int | None, float]:
-    """Wait for the sandbox process; its return code and the CPU seconds it and its children used."""
-    end = time.monotonic() + timeout
-    while proc.returncode is None:
+    def kill(self) -> None:
         try:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        except ChildProcessError:  # reaped elsewhere
-            return proc.poll(), 0.0
-        if pid:
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return proc.returncode, usage.ru_utime + usage.ru_stime
-        if time.monotonic() > end:
-            return None, 0.0
-        time.sleep(0.01)
-    return proc.returncode, 0.0
+            if self.kind == "subprocess":
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            else:
+                self.proc.kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def exited(self) -> bool:
+        """Whether the process has ended, without reaping it (so that :meth:`reap` gets its CPU usage)."""
+        try:
+            return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
+    def reap(self, done: bool, timeout: float = 10.0) -> tuple[int | None, float]:
+        """Wait for the sandbox process; its return code and the CPU seconds it and its children used."""
+        proc = self.proc
+        end = time.monotonic() + timeout
+        while proc.returncode is None:
+            try:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere
+                return proc.poll(), 0.0
+            if pid:
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                return proc.returncode, usage.ru_utime + usage.ru_stime
+            if time.monotonic() > end:
+                return None, 0.0
+            time.sleep(0.01)
+        return proc.returncode, 0.0
+
+    def finish(self) -> None:
+        if self.kind == "subprocess":
+            self.kill()  # whatever the submission left running in its process group
+        self.stdout.close()
 
 
 def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: float,
@@ -69,55 +86,73 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
 
     How it ended: ``done``, ``timeout`` (cell or call limit, at ``run.where``), ``wall``, ``stopped``
     (protocol violation, killed) or ``exited`` (the process ended before ``done``). A measured run
-    (``run.measure``) also gets the pipe the runner waits on for the grader (``measure.py``).
+    (``run.measure``) also gets the pipe the runner waits on for the grader (``measure.py``); it and
+    the subprocess fallback start a fresh process, every other run is forked warm (``runner_server.py``).
     """
-    read_fd, write_fd = os.pipe()
+    # A measured run is a fresh process: a forked one copies the zygote's pages as it writes them (7 MiB of
+    # them in the cells of test_hostile_memory's notebook), charged to its group as memory the notebook holds.
+    fresh = kind == "subprocess" or run.measure is not None
     control = os.pipe() if run.measure is not None else None
     scratch = tempfile.mkdtemp(prefix="scratch-", dir=job_dir.parent) if kind == "subprocess" else "/tmp"
     group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
-    if control is not None:
-        run.measure.attach(group, control[1])
+    write_fd = grader_control = None
     try:
-        proc = _start(kind, job_dir, limits, scratch, write_fd, drop, group, control[0] if control else None)
+        if fresh:
+            read_fd, write_fd = os.pipe()
+            proc = _Spawned(_start(kind, job_dir, limits, scratch, write_fd, drop, group,
+                                   control[0] if control else None), kind)
+            grader_control = control[1] if control else None
+        else:
+            try:
+                proc, read_fd = _runner_sandbox(limits).start_run(group)
+            except (OSError, RuntimeError, ValueError) as exc:
+                runner_server.servers.discard()
+                raise SandboxError(f"the verification sandbox (bubblewrap) could not fork a run: {exc}") from exc
     except BaseException:
-        os.close(read_fd)
-        if control is not None:
-            os.close(control[1])
+        for fd in (write_fd, *(control or ())):
+            if fd is not None:
+                os.close(fd)
+        if write_fd is not None:
+            os.close(read_fd)
         group.close()
         if kind == "subprocess":
             shutil.rmtree(scratch, ignore_errors=True)
         raise
-    finally:
+    if write_fd is not None:
         os.close(write_fd)
-        if control is not None:
-            os.close(control[0])
+    if control is not None:
+        os.close(control[0])
+    if run.measure is not None:
+        run.measure.attach(group, grader_control)
     ended = None
+    kept = bytearray()
     try:
         ended, kept = _watch(proc, read_fd, run, limits, deadline)
     finally:
-        if ended != "done" or not _exited(proc):
-            _kill(proc, kind)
-        returncode, run.cpu_seconds = _reap(proc)
+        if ended != "done" or not proc.exited():
+            proc.kill()
+        returncode, run.cpu_seconds = proc.reap(ended == "done")
         if run.measure is not None:
-            os.close(control[1])
+            os.close(grader_control)
             run.measure.collect(killed=ended == "exited" and returncode in (-signal.SIGKILL, 128 + signal.SIGKILL))
         group.close()  # whatever the submission left running, in any session or process group
+        proc.finish()
         if kind == "subprocess":
-            _kill(proc, kind)  # whatever the submission left running in its process group
             shutil.rmtree(scratch, ignore_errors=True)
         os.close(read_fd)
-        proc.stdout.close()
+    if ended != "done" and getattr(proc, "server_died", False):
+        # The sandbox's pid 1, which nothing inside can kill, died: the host's doing (the job is graded again).
+        raise SandboxError("the verification sandbox's fork server ended during a run")
     return ended, returncode, kept.decode("utf-8", "replace")
 
 
 def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, drop: bool, group,
            control_fd: int | None = None) -> subprocess.Popen:
-    """Start the runner in its sandbox (bwrap, or the subprocess fallback), inside its control group."""
+    """Start a fresh runner in its sandbox (bwrap, or the subprocess fallback), inside its control group."""
     env = _env(scratch)
-    if control_fd is not None:
-        env.update(MEASURED_RUN_ENV)
     if kind == "bubblewrap":
-        cmd = _bwrap_command(job_dir, write_fd, limits, env)
+        cmd = _bwrap_command(job_dir, limits, env, [os.path.realpath(sys.executable), "-I", "-S", "-B",
+                                                    "/grader/runner.py", "/job", str(write_fd)])
     else:
         os.chmod(scratch, 0o777)
         mpl = Path(env["MPLCONFIGDIR"])
@@ -134,11 +169,12 @@ def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, dro
                             cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
 
 
-def _watch(proc: subprocess.Popen, read_fd: int, run: _Run, limits: Limits, deadline: float) -> tuple[str, bytearray]:
+def _watch(proc, read_fd: int, run: _Run, limits: Limits, deadline: float) -> tuple[str, bytearray]:
     """Follow the runner's frames and clocks until it is done, hangs, breaks the protocol or exits."""
     selector = selectors.DefaultSelector()
     selector.register(read_fd, selectors.EVENT_READ)
-    selector.register(proc.stdout.fileno(), selectors.EVENT_READ)
+    if proc.stdout is not None:
+        selector.register(proc.stdout.fileno(), selectors.EVENT_READ)
     buffer, kept = bytearray(), bytearray()
     step_deadline = time.monotonic() + STARTUP_SECONDS
     last_where, exited_at = run.where, None
@@ -154,7 +190,7 @@ def _watch(proc: subprocess.Popen, read_fd: int, run: _Run, limits: Limits, dead
             if now >= step_deadline:
                 return "timeout", kept
             if not selector.get_map():
-                if _exited(proc):
+                if proc.exited():
                     return "exited", kept
                 time.sleep(0.02)
                 continue
@@ -167,9 +203,11 @@ def _watch(proc: subprocess.Popen, read_fd: int, run: _Run, limits: Limits, dead
                     buffer += data
                     if not _read_frames(buffer, run):
                         return "stopped", kept
+                    if run.ready:
+                        proc.on_ready()
                 elif len(kept) < KEEP_STDOUT:
                     kept += data[:KEEP_STDOUT - len(kept)]
-            if _exited(proc):
+            if proc.exited():
                 # A process the submission forked may still hold the pipes open: give what is in
                 # flight half a second, then stop waiting for it.
                 exited_at = exited_at or time.monotonic()
@@ -189,13 +227,13 @@ class SessionResult:
     seconds: float
     sandbox: str
     cpu_seconds: float = 0.0
-    matplotlib: str = "real"  # what the answers were computed with: "stand-in" or "real"
     refused: dict[int, list[str]] = field(default_factory=dict)  # cell index -> names it was refused (runner.py)
 
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
                 given: Sequence[str], graded: Sequence[str], assignment: str, limits: Limits,
-                kind: str | None = None, trusted: bool = False, substitute: Sequence[str] = ()) -> SessionResult:
+                kind: str | None = None, trusted: bool = False, substitute: Sequence[str] = (),
+                kept: bytes | None = None) -> SessionResult:
     """Run ``cells`` then ``calls`` (``(id, Call, task)``) in the sandbox, restarting past what hangs or kills it.
 
     A cell that does not finish within ``cell_seconds`` or that kills the process is recorded and
@@ -203,32 +241,12 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     (not run); the other tasks get a fresh process. Whatever is left when ``wall_seconds`` are up
     fails. Nothing that did not run is ever a pass.
 
-    With ``limits.matplotlib == "stand-in"`` the notebook first runs against the matplotlib
-    stand-in (``mpl_standin.py``); if a cell failed after using it, or a graded call used it at
-    all, everything runs again with the real matplotlib and only that second session counts.
-
     ``substitute``: names of ``given`` that the runner binds in the notebook's namespace after its
     cells ran, before the calls (task isolation: a composite task called with the reference's helpers).
+    ``kept``: the given package's ``_memo.json`` (``memo.py``), if any.
     """
     kind = kind or sandbox_kind()
     start = time.monotonic()
-    args = (cells, calls, given, graded, assignment, limits, kind, start, trusted, tuple(substitute))
-    if limits.matplotlib != "stand-in":
-        return _session(*args, standin=False)[0]
-    first, suspect = _session(*args, standin=True)
-    if not suspect:
-        return first
-    second, _ = _session(*args, standin=False)
-    second.notes.insert(0, "the notebook used matplotlib in a way the sandbox's stand-in does not imitate, "
-                           "so it ran again with the real matplotlib")
-    second.runs += first.runs
-    second.cpu_seconds += first.cpu_seconds
-    return second
-
-
-def _session(cells, calls, given, graded, assignment, limits, kind, start, trusted, substitute, *, standin: bool
-             ) -> tuple[SessionResult, bool]:
-    """One verification session (see :func:`run_session`); also whether the stand-in is suspect."""
     drop = _drop_to_nobody_possible()
     if kind == "subprocess" and os.geteuid() == 0 and not drop and not trusted:
         raise SandboxError("the subprocess sandbox would run student code as root (uid nobody cannot read the "
@@ -236,20 +254,32 @@ def _session(cells, calls, given, graded, assignment, limits, kind, start, trust
                            "bubblewrap, or grade as an unprivileged user")
     measured = [(i, c) for i, c, _ in calls if is_measured(c)]
     calls = [(i, c, t) for i, c, t in calls if not is_measured(c)]  # never in inputs.npz or job.json
-    session = _Session(cells, calls, limits, kind, standin, deadline=start + limits.wall_seconds)
-    base = tempfile.mkdtemp(prefix="autograder-verify-")
+    session = _Session(cells, calls, limits, kind, deadline=start + limits.wall_seconds)
+    base = tempfile.mkdtemp(prefix="autograder-verify-") if kind == "subprocess" else None
+    written: list[Path] = []
+
+    def job_dir_now() -> Path:
+        """The job directory of the next run, its inputs and given package written: a fresh temporary one
+        (subprocess), else the runner sandbox's staged one (again after a sandbox that had to be replaced)."""
+        job_dir = Path(base) / "job" if base is not None else _runner_sandbox(limits).job_dir
+        if job_dir not in written:
+            if base is None:
+                runner_server.servers.sandbox.empty_staged()
+            job_dir.mkdir(exist_ok=True)
+            (job_dir / "inputs.npz").write_bytes(wire.savez_bytes(session.arrays))
+            write_given_package(job_dir / "given", assignment, given, graded, kept)
+            written.append(job_dir)
+        return job_dir
+
     try:
-        job_dir = Path(base) / "job"
-        job_dir.mkdir()
-        (job_dir / "inputs.npz").write_bytes(wire.savez_bytes(session.arrays))
-        write_given_package(job_dir / "given", assignment, given, graded)
         while session.pending or session.runs == 0:
             if session.out_of_runs():
                 break
+            job_dir = job_dir_now()
             job = dict(session.job_spec(), assignment=assignment, given=list(given), graded=list(graded),
                        substitute=list(substitute))
             (job_dir / "job.json").write_text(json.dumps(job))
-            os.chmod(base, 0o755)
+            os.chmod(job_dir.parent, 0o755)
             run = _Run(pending=list(session.pending), cell_indices=session.cell_indices - session.skip,
                        calls=session.by_id, output_cap=session.output_cap)
             ended, returncode, output = _run_once(kind, job_dir, limits, run, session.deadline, drop)
@@ -263,14 +293,23 @@ def _session(cells, calls, given, graded, assignment, limits, kind, start, trust
             if ended not in ("done", "wall"):  # "wall": the loop's head fails what is left
                 session.blame(ended, run, returncode)
         for call_id, call in measured:
-            session.outcomes[call_id] = _measured_run(session, job_dir, call_id, call, dict(
+            session.outcomes[call_id] = _measured_run(session, job_dir_now(), call_id, call, dict(
                 assignment=assignment, given=list(given), graded=list(graded)), drop)
     finally:
-        shutil.rmtree(base, ignore_errors=True)
-    return (SessionResult(session.outcomes, session.cell_errors, session.notes, session.runs,
-                          time.monotonic() - start, kind, session.cpu, "stand-in" if standin else "real",
-                          session.refused),
-            session.suspect)
+        if base is not None:
+            shutil.rmtree(base, ignore_errors=True)
+        elif runner_server.servers.sandbox is not None:
+            runner_server.servers.sandbox.empty_staged()  # the submission's code and inputs go with the session
+    return SessionResult(session.outcomes, session.cell_errors, session.notes, session.runs,
+                         time.monotonic() - start, kind, session.cpu, session.refused)
+
+
+def _runner_sandbox(limits: Limits) -> runner_server.RunnerServer:
+    """This worker's warm runner sandbox; one that cannot start is the grading host's fault."""
+    try:
+        return runner_server.servers.get(limits)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise SandboxError(f"the verification sandbox (bubblewrap) could not start: {exc}") from exc
 
 
 def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, names: dict, drop: bool) -> Outcome:
@@ -281,10 +320,10 @@ def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, 
     if time.monotonic() >= session.deadline:
         return Outcome(error=f"NotRun: not run: the submission used up its wall-clock limit of "
                              f"{session.limits.wall_seconds:g} s")
-    # With the real matplotlib, pyplot is imported before the grader reads what the bare runner holds,
-    # so that it does not count as memory the notebook holds.
-    (job_dir / "job.json").write_text(json.dumps(dict(session.job_spec(), calls=[], preload_pyplot=not
-                                                      session.standin, **names)))
+    # pyplot is imported before the grader reads what the bare runner holds (a forked run has it from the
+    # zygote), so that it does not count as memory the notebook holds.
+    (job_dir / "job.json").write_text(json.dumps(dict(session.job_spec(), calls=[], preload_pyplot=True,
+                                                      mallopt=MEASURED_MALLOC, **names)))
     # Its array arguments are not sent back (the check judges the answer only), and the runner's peak is not asked for.
     answer_only = dataclasses.replace(call, args=(), kwargs={}, measure_peak=False)
     run = _Run(pending=[call_id], cell_indices=session.cell_indices - session.skip, calls={call_id: answer_only},
@@ -292,7 +331,6 @@ def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, 
     ended, returncode, _ = _run_once(session.kind, job_dir, session.limits, run, session.deadline, drop)
     session.runs += 1
     session.cpu += max(run.cpu_seconds, run.reported_cpu)
-    session.suspect |= run.standin_suspect
     recorded = run.outcomes.get(call_id)
     if recorded is None and ended != "done":
         if ended == "timeout":
@@ -314,8 +352,8 @@ def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, 
 class _Session:
     """What a verification session knows between runs: what is left, what is skipped, what came back."""
 
-    def __init__(self, cells, calls, limits: Limits, kind: str, standin: bool, deadline: float):
-        self.cells, self.limits, self.kind, self.standin, self.deadline = cells, limits, kind, standin, deadline
+    def __init__(self, cells, calls, limits: Limits, kind: str, deadline: float):
+        self.cells, self.limits, self.kind, self.deadline = cells, limits, kind, deadline
         self.specs, self.arrays = wire.encode_calls([(i, c) for i, c, _ in calls])
         self.by_id = {i: c for i, c, _ in calls}
         self.task_of = {i: t for i, _, t in calls}
@@ -328,7 +366,7 @@ class _Session:
         self.pending = [i for i, _, _ in calls]
         self.skip: set[int] = set()
         self.cell_indices = {i for i, _ in cells}
-        self.runs, self.cpu, self.suspect = 0, 0.0, False
+        self.runs, self.cpu = 0, 0.0
         self.max_runs = 2 + len(cells) + len(set(self.task_of.values()))
 
     def out_of_runs(self) -> bool:
@@ -346,7 +384,6 @@ class _Session:
         """The next run's ``job.json`` (without the assignment's names): what is left to run."""
         bwrap = self.kind == "bubblewrap"
         return {"core_path": "/grader/core.py" if bwrap else str(CORE),
-                "standin_path": ("/grader/mpl_standin.py" if bwrap else str(STANDIN)) if self.standin else None,
                 "site_paths": site_paths(), "rlimits": rlimits(self.limits, self.output_cap + (1 << 20)),
                 "cells": [{"index": i, "source": s} for i, s in self.cells if i not in self.skip],
                 "skip_cells": sorted(self.skip),
@@ -356,7 +393,6 @@ class _Session:
         """Keep what a run sent back."""
         self.runs += 1
         self.cpu += max(run.cpu_seconds, run.reported_cpu)
-        self.suspect |= run.standin_suspect
         self.outcomes.update(run.outcomes)
         for index, error in run.cell_errors.items():
             self.cell_errors.setdefault(index, error)

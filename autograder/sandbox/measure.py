@@ -3,7 +3,8 @@
 A call with ``memory_room`` (06's memory check) never runs with the other calls. It gets a run
 (a runner process) and a control group of its own, and the grader, not the runner, decides:
 
-1. The runner loads numpy and the stand-ins, says ``ready`` and waits. The grader reads what the
+1. The runner (forked from the warm runner sandbox, ``runner_server.py``, or a fresh process in the
+   subprocess fallback) loads numpy and the stubs, says ``ready`` and waits. The grader reads what the
    bare process holds (``held`` = anonymous memory + tmpfs of the group, page cache left out),
    then lets it run the notebook's cells.
 2. After the cells the runner says ``measure_ready`` and waits again. The grader reads what the
@@ -38,8 +39,9 @@ UNAVAILABLE = ("MeasurementUnavailable: the grader could not bound this call's m
 
 #: glibc's malloc raises its mmap threshold as large blocks are freed, and then keeps freed memory in
 #: its heap: memory an honest notebook no longer uses would count as held. Fixed thresholds return
-#: every large block to the kernel when it is freed.
-MEASURED_RUN_ENV = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "262144"}
+#: every large block to the kernel when it is freed (``mallopt`` parameters ``M_TRIM_THRESHOLD`` -1,
+#: ``M_MMAP_THRESHOLD`` -3, set by the runner before the notebook runs).
+MEASURED_MALLOC = {"-1": 262144, "-3": 131072}
 
 
 def is_measured(call: Call) -> bool:

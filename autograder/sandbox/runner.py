@@ -1,6 +1,8 @@
 """The sandbox runner: a fresh Python process that runs a submission's code and the checks' calls.
 
-Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD [CONTROL_FD]``), never imported by the grader. It
+Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD [CONTROL_FD]``), or forked warm by the
+verification sandbox's fork server (``grading/zygote.py --runner``, which calls :func:`run`); never
+imported by the grader. It
 imports only the standard library, numpy, ``autograder/checks/core.py`` (loaded by path under a
 private name, so the rest of ``autograder`` is never imported) and, when the notebook has
 building blocks, the job's generated ``attention_ref`` (those building blocks and nothing else). Everything it sends
@@ -9,16 +11,13 @@ back goes through the event pipe ``EVENT_FD`` as frames::
     8-byte big-endian length, JSON header, 8-byte big-endian length, .npz bytes (maybe empty)
 
 Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": "cell_end",
-"index": i, "error": str|None, "standin": bool, "refused": [name]}`` (the names and modules the cell
+"index": i, "error": str|None, "refused": [name]}`` (the names and modules the cell
 asked for that the sandbox does not give, see ``_given_reference``), ``{"event": "call", "id": k}``, ``{"event":
 "outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...,
-"peak_resident_bytes": ..., "standin":
-bool}``, ``{"event": "measure_ready"}`` (a measured run: the cells have run, the measured call
+"peak_resident_bytes": ...}``, ``{"event": "measure_ready"}`` (a measured run: the cells have run, the measured call
 may come; see ``measure.py``) (the arrays of ``value`` and the array arguments as the call left them are in the frame's
 .npz, saved with ``allow_pickle=False``; the grader decides from the latter whether the call
 modified its input), ``{"event": "done", "cpu_seconds": float}`` (for timing reports only).
-``standin`` says whether the cell or call used the matplotlib stand-in (``mpl_standin.py``,
-installed when the job names it), so the grader can redo the run with the real matplotlib.
 
 Nothing here is trusted: the student's code runs in this process and can change anything in it.
 The grading process re-validates every frame (see ``autograder/sandbox/wire.py``).
@@ -192,34 +191,29 @@ def _run_call(core, namespace, call):
     return outcome, {k: np.array(v, copy=True, subok=False) for k, v in after.items() if type(v) is np.ndarray}
 
 
-def _touches(standin):
-    return standin.touches if standin is not None else 0
-
-
 _BOUND = {}  # modules the runner uses after student code has run, bound before it ran
 
 
 def main(job_dir, fd, control_fd=None):
-    """Set up (limits, the stand-ins, the calls), say ready, run the cells like Run All, then the calls.
+    """Set up (limits, the stubs, the calls), say ready, run the cells like Run All, then the calls.
 
     With ``control_fd`` (a run of the grader's memory measurement, see ``measure.py``) the runner
     waits after ``ready`` until the grader has read what the bare process holds, and ends with
     the measured call, whose inputs exist only once the grader has bounded the group's memory.
     """
-    core, standin, skip, cells, calls = _prepare(job_dir)
+    core, skip, cells, calls = _prepare(job_dir)
     _send(fd, {"event": "ready"})
     if control_fd is not None:
         _await_grader(control_fd)
     namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
     for cell in cells:
         if cell["index"] not in skip:
-            _run_cell(fd, cell, namespace, standin)
+            _run_cell(fd, cell, namespace)
     namespace.update(_BOUND["substitutes"])
     for call_id, call in calls:
         _send(fd, {"event": "call", "id": call_id})
-        touches = _touches(standin)
         outcome, after = _run_call(core, namespace, call)
-        _send_outcome(fd, call_id, outcome, after, _touches(standin) > touches)
+        _send_outcome(fd, call_id, outcome, after)
     if control_fd is not None:
         _run_measured_call(fd, control_fd, job_dir, core, namespace)
     import resource
@@ -251,7 +245,7 @@ def _run_measured_call(fd, control_fd, job_dir, core, namespace):
     del arrays
     _send(fd, {"event": "call", "id": spec["id"]})
     outcome, _ = core.call_student(namespace, call)
-    _send_outcome(fd, spec["id"], outcome, {}, False)
+    _send_outcome(fd, spec["id"], outcome, {})
 
 
 def _prepare(job_dir):
@@ -268,12 +262,13 @@ def _prepare(job_dir):
     _BOUND.update(numpy=np, io=io)
     core = _load_by_path("_autograder_core", job["core_path"])
     del sys.modules["_autograder_core"]  # the runner keeps it; `import _autograder_core` finds nothing
-    standin = None
-    if job.get("standin_path"):
-        standin = _load_by_path("_mpl_standin", job["standin_path"])
-        standin.install()
     if job.get("preload_pyplot"):
         _preload_pyplot()
+    if job.get("mallopt"):  # a measured run: freed large blocks go back to the kernel (measure.py)
+        import ctypes
+        libc = ctypes.CDLL(None)
+        for param, value in job["mallopt"].items():
+            libc.mallopt(int(param), int(value))
     _stub_modules(job["assignment"])
     _given_reference(job_dir)
     _BOUND["substitutes"] = _reference_helpers(job.get("substitute", []))
@@ -285,7 +280,7 @@ def _prepare(job_dir):
                          {k: _decode(v, arrays) for k, v in spec["kwargs"].items()},
                          value_only=spec["value_only"], measure_peak=spec["measure_peak"])
         calls.append((spec["id"], call))
-    return core, standin, set(job["skip_cells"]), job["cells"], calls
+    return core, set(job["skip_cells"]), job["cells"], calls
 
 
 def _preload_pyplot():
@@ -298,18 +293,17 @@ def _preload_pyplot():
         pass
 
 
-def _run_cell(fd, cell, namespace, standin):
+def _run_cell(fd, cell, namespace):
     _send(fd, {"event": "cell", "index": cell["index"]})
-    error, touches, refused = None, _touches(standin), len(_BOUND["refused"])
+    error, refused = None, len(_BOUND["refused"])
     try:
         exec(compile(cell["source"], f"<cell {cell['index']}>", "exec"), namespace)
     except BaseException as exc:  # noqa: BLE001 - a cell may raise anything, SystemExit included
         error = f"{type(exc).__name__}: {exc}"[:1000]
-    _send(fd, {"event": "cell_end", "index": cell["index"], "error": error, "standin": _touches(standin) > touches,
-               "refused": _refused_since(refused)})
+    _send(fd, {"event": "cell_end", "index": cell["index"], "error": error, "refused": _refused_since(refused)})
 
 
-def _send_outcome(fd, call_id, outcome, after, used_standin):
+def _send_outcome(fd, call_id, outcome, after):
     """The answer and the array arguments as the call left them, as plain data (never a pickle).
 
     numpy and io are the modules bound before any student code ran (``_BOUND``), not whatever
@@ -333,13 +327,13 @@ def _send_outcome(fd, call_id, outcome, after, used_standin):
         blob = buffer.getvalue()
     _send(fd, {"event": "outcome", "id": call_id, "value": value, "error": outcome.error,
                "after": after_keys, "peak_bytes": outcome.peak_bytes,
-               "peak_resident_bytes": outcome.peak_resident_bytes, "standin": used_standin}, blob)
+               "peak_resident_bytes": outcome.peak_resident_bytes}, blob)
 
 
-if __name__ == "__main__":
-    event_fd = int(sys.argv[2])
+def run(job_dir, event_fd, control_fd=None):
+    """:func:`main`, then end the process (never returns): status 0, or 3 after a ``runner_error`` frame."""
     try:
-        main(sys.argv[1], event_fd, int(sys.argv[3]) if len(sys.argv) > 3 else None)
+        main(job_dir, event_fd, control_fd)
     except BaseException as exc:  # noqa: BLE001
         try:
             _send(event_fd, {"event": "runner_error", "error": f"{type(exc).__name__}: {exc}"[:2000]})
@@ -348,3 +342,7 @@ if __name__ == "__main__":
         os._exit(3)
     # Threads or atexit handlers the submission left behind must not keep the process alive.
     os._exit(0)
+
+
+if __name__ == "__main__":
+    run(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)

@@ -30,7 +30,6 @@ class VerificationResult:
     runs: int = 0  # sandbox processes started (more than one after a hang or a crash)
     cell_errors: dict[int, str] = field(default_factory=dict)  # cell index -> what it raised
     notes: list[str] = field(default_factory=list)  # hangs, crashes, limits hit
-    matplotlib: str = "none"  # the answers were computed with matplotlib's "stand-in" or the "real" one
 
     @property
     def passed(self) -> dict[str, bool]:
@@ -48,7 +47,7 @@ def _all_failed(checks, message: str, misconception: str | None = None) -> dict[
     return {c.grade_id: Verdict(c.grade_id, c.task, c.title, False, message, misconception) for c in checks}
 
 
-def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted) -> SessionResult:
+def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept=None) -> SessionResult:
     """The calls of plain tasks in one sandbox session, then each composite task's calls in a fresh one.
 
     Task isolation: a composite task (``multi_head_attention``) is judged with the reference's
@@ -64,7 +63,8 @@ def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, tr
     for helpers, group in sorted(groups.items(), key=lambda item: len(item[0])):
         results.append(run_session(runnable, group, given=[*given, *helpers],
                                    graded=[t for t in graded if t not in helpers], assignment=assignment_id,
-                                   limits=limits, kind=sandbox_kind(), trusted=trusted, substitute=helpers))
+                                   limits=limits, kind=sandbox_kind(), trusted=trusted, substitute=helpers,
+                                   kept=kept))
     first = results[0]
     for later in results[1:]:
         first.outcomes.update(later.outcomes)
@@ -76,14 +76,12 @@ def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, tr
         first.runs += later.runs
         first.seconds += later.seconds
         first.cpu_seconds += later.cpu_seconds
-        if later.matplotlib == "real":  # a composite's session fell back: its answers came from the real one
-            first.matplotlib = "real"
     return first
 
 
 def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
-                      limits: Limits | Mapping[str, Any] | None = None, *, trusted: bool = False
-                      ) -> VerificationResult:
+                      limits: Limits | Mapping[str, Any] | None = None, *, trusted: bool = False,
+                      kept: bytes | None = None) -> VerificationResult:
     """Verify a submission outside the student's process.
 
     The calls of every check of ``assignment_id`` are drawn here from ``seed`` (the grading run's
@@ -93,6 +91,7 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
     :class:`~autograder.sandbox.launch.SandboxError` when the sandbox itself cannot start (a
     grader problem: the job is retried, nothing recorded), and ``KeyError`` for an unknown
     assignment. ``trusted`` lets the subprocess fallback run as root (the demo's own notebooks).
+    ``kept``: the ``_memo.json`` of the assignment's student kit (``memo.py``), given to the sandbox's package.
     """
     start = time.monotonic()
     limits = Limits.coerce(limits)
@@ -115,7 +114,7 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
             calls.append((len(calls), call, check))
         per_check.append(ids)
     runnable = [(c.index, c.python) for c in cells if c.python is not None]
-    session = _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted)
+    session = _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept)
 
     verdicts, judged = {}, {}
     for check, ids in zip(checks, per_check):
@@ -125,8 +124,7 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
     flags += _unmeasured_flags(verdicts) + runtime_flags(cells, session.cell_errors, session.refused, verdicts,
                                                          judged, given, graded, assignment_id)
     return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,
-                              session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes,
-                              session.matplotlib)
+                              session.seconds, session.cpu_seconds, session.runs, session.cell_errors, session.notes)
 
 
 def _unmeasured_flags(verdicts: Mapping[str, Verdict]) -> list[dict]:

@@ -135,7 +135,7 @@ def decode_outcome(header: Any, blob: bytes, call: Call, limit: int) -> Outcome:
     it is compared with the input the grader generated (``np.array_equal``, NaN equal to NaN, as
     :func:`autograder.checks.core.run_calls` does in the kernel).
     """
-    optional = {"standin", "peak_resident_bytes"}
+    optional = {"peak_resident_bytes"}
     if type(header) is not dict or set(header) - optional != {"event", "id", "value", "error", "after", "peak_bytes"}:
         raise WireError("the outcome sent back has unexpected fields")
     error, after, peak = header["error"], header["after"], header["peak_bytes"]

@@ -93,11 +93,11 @@ def test_a_process_left_behind_by_one_kernel_never_sees_the_next(server_mode):
     assert int(attack.split("SEGMENT ", 1)[1].split()[0]) >= 0, attack
     server = eval(attack.split("SERVER=", 1)[1].splitlines()[0])
     assert server["environ"] == "PermissionError" and server["mem"] == "PermissionError", server
-    first = kernel.servers.server
-    assert first is not None and first._others() == []  # nothing of A runs once A's kernel is gone
+    first = kernel.servers.sandbox
+    assert first is not None and first.others() == []  # nothing of A runs once A's kernel is gone
 
     seen = json.loads(_run(VICTIM).split("VICTIM=", 1)[1].splitlines()[0])
-    assert kernel.servers.server is first  # the same sandbox forked B's kernel: A could not stop or kill it
+    assert kernel.servers.sandbox is first  # the same sandbox forked B's kernel: A could not stop or kill it
     others = {p: cmd for p, cmd in seen["procs"].items() if p not in ("1", str(seen["me"]))}
     assert others == {}, others
     assert not any("SPY-OF-A" in cmd for cmd in seen["procs"].values())
@@ -109,7 +109,7 @@ def test_a_kernel_that_changes_the_sandbox_s_own_directories_leaves_the_next_one
     cleaner for the next kernel: the sandbox is discarded and the next kernel gets a new one, as it started."""
     probe = "import os, stat\nprint('MODE', oct(stat.S_IMODE(os.stat('/dev/shm').st_mode)))"
     before = _run(probe + "\nos.chmod('/dev/shm', 0)")
-    first = kernel.servers.server
+    first = kernel.servers.sandbox
     seen = _run(probe)
-    assert kernel.servers.server is not first
+    assert kernel.servers.sandbox is not first
     assert seen.split("MODE ", 1)[1].split()[0] == before.split("MODE ", 1)[1].split()[0] != "0o0", (before, seen)
