@@ -104,7 +104,7 @@ for place in ('/tmp', '/', '/dev', '/dev/shm'):
 DEEP_AND_LOCKED = """
 import os
 os.chdir('/tmp')
-for i in range(1500):
+for i in range(1200):
     os.mkdir('d')
     os.chdir('d')
 os.chdir('/tmp')
@@ -113,14 +113,14 @@ open('locked/inside/left-by-a', 'w').close()
 os.chmod('locked', 0)
 X = 1
 """
-#: B: honest, a second's work (time for a spy to act), and a look around.
+#: B: honest, ``PAUSE`` seconds of work (time for a spy to act), and a look around.
 HONEST = """
 import ctypes, os, time
 import numpy as np
 def softmax(x, axis=-1):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
-time.sleep(1.0)
+time.sleep(PAUSE)
 libc = ctypes.CDLL(None, use_errno=True)
 def xattr(place):
     try:
@@ -147,9 +147,9 @@ def _value(source: str, name: str):
     return session.outcomes[0].value
 
 
-def _honest_b() -> dict:
+def _honest_b(pause: float = 0.0) -> dict:
     """B's run: its softmax judged on X (against numpy's own computation here), and what it saw."""
-    session = _session(HONEST, Call("softmax", (X.copy(),)), Call("SEEN", value_only=True))
+    session = _session(f"PAUSE = {pause}\n" + HONEST, Call("softmax", (X.copy(),)), Call("SEEN", value_only=True))
     assert session.cell_errors == {} and session.runs == 1, (session.cell_errors, session.notes)
     answer, seen = session.outcomes[0], session.outcomes[1]
     assert answer.error is None and seen.error is None, (answer.error, seen.error, session.notes)
@@ -213,7 +213,7 @@ def test_an_extended_attribute_left_by_a_run_never_meets_the_next():
 
 
 def test_a_tree_too_deep_or_unreadable_for_the_sweep_never_meets_the_next_run_nor_breaks_grading():
-    """Before the fix: the sweep walked the sandbox's files recursively, so a 1500-deep directory tree raised
+    """Before the fix: the sweep walked the sandbox's files recursively, so a 1200-deep directory tree raised
     RecursionError in the grader, in A's session and again in B's (B's verification crashed: a grader fault made
     by a classmate), and B saw A's tree in ``/tmp``. A directory of A's made unreadable (mode 0) survived
     ``rmtree(ignore_errors=True)`` and the sweep still called the sandbox clean (only where the grader is not
@@ -238,9 +238,27 @@ def test_a_nested_namespace_process_or_a_message_queue_left_by_a_run_never_meets
     attack = eval(_value(NESTED_SPY + MQUEUE, "R"))
     left = _sandbox_descendants(server)
     try:
-        seen = _honest_b()
+        seen = _honest_b(pause=1.0)
     except SandboxError as exc:
         pytest.fail(f"A's leftovers made B's verification a grader error: {exc} (A: {attack}, left: {left})")
     assert seen["procs"] == [] and seen["nested"] == [], (seen, attack)
     assert seen["mq"] == -1, (seen, attack)
     assert left == [], attack  # nothing of A's was left, in whatever namespace
+
+
+def test_the_kernel_sandbox_s_fork_server_ignores_sigint_too():
+    """The kernel sandbox's pid 1 is the same ``zygote.py`` (``main``): before the fix a notebook's
+    ``os.kill(1, signal.SIGINT)`` ended it (KeyboardInterrupt), and with it the notebook's own kernel."""
+    from tests.sandbox.test_kernel_server import _run
+
+    from autograder.sandbox import kernel
+
+    kernel.servers.discard()
+    try:
+        out = _run("import os, signal, time\nos.kill(1, signal.SIGINT)\ntime.sleep(0.5)\nprint('STILL', os.getppid())")
+        server = kernel.servers.sandbox
+        assert "STILL" in out, out
+        assert _run("print('B', 6 * 7)").strip() == "B 42"
+        assert kernel.servers.sandbox is server  # the same sandbox forked B's kernel
+    finally:
+        kernel.servers.discard()
