@@ -60,7 +60,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
 from . import cgroup
-from .command import WALLS, Limits, _font_caches, _python_roots, _system_binds
+from .command import Limits, _font_caches, _python_roots, _system_binds, walls
 from .warm import Held, WarmSandbox, state
 
 KIT = "/kit"
@@ -106,7 +106,7 @@ def server_command(limits: Limits, staged: Path, whole_grader: bool = False) -> 
     ``whole_grader`` (``--no-verify``, whose in-kernel hidden tests are the scores) ``/kit`` holds
     the grader's own packages instead.
     """
-    wrap = [shutil.which("bwrap"), *WALLS, "--as-pid-1", *_system_binds(),
+    wrap = [shutil.which("bwrap"), *walls(), "--as-pid-1", *_system_binds(),
             "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp"]
     for root in _python_roots():
         wrap += ["--ro-bind", root, root]
