@@ -152,6 +152,13 @@ def _preload(names) -> None:
             pass
 
 
+def _deaf() -> None:
+    """Pid 1 of a pid namespace gets from inside it only the signals it has a handler for: Python's own SIGINT
+    handler would let any process of the sandbox end the server with a KeyboardInterrupt. Ignored instead (what
+    is forked resets it, ``_detach``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _ready() -> None:
     sys.stdout.write(json.dumps({"ready": True}) + "\n")
     sys.stdout.flush()
@@ -162,6 +169,7 @@ def main() -> None:
     import importlib
 
     _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _deaf()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels, and whatever they orphan, are reaped automatically
     for name in PRELOAD:
         importlib.import_module(name)
@@ -188,6 +196,7 @@ def serve_runners(site_paths: list[str]) -> None:
     import select
 
     _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _deaf()
     sys.path[:] = [p for p in sys.path if p] + list(site_paths)
     importlib.import_module("numpy")
     try:

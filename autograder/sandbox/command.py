@@ -108,14 +108,31 @@ def _python_roots() -> list[str]:
     return roots
 
 
+@functools.lru_cache(maxsize=None)
+def walls() -> tuple[str, ...]:
+    """What every bubblewrap sandbox of student code starts with.
+
+    ``--disable-userns`` (bubblewrap 0.8 and later; an older one goes without it): no user namespace inside,
+    hence no nested pid namespace, whose processes a sweep of the sandbox's own pid namespace would miss (a
+    warm sandbox outlives its runs; ``warm.WarmSandbox.others`` also sweeps the zygote's descendants, for an
+    older bubblewrap; tests/sandbox/test_hostile_runner.py).
+    """
+    try:
+        usage = subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], capture_output=True, text=True,
+                               timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        usage = ""
+    return ("--unshare-all", "--unshare-user", *(["--disable-userns"] if "--disable-userns" in usage else []),
+            "--uid", str(NOBODY), "--gid", str(NOBODY), "--die-with-parent", "--new-session", "--cap-drop", "ALL")
+
+
 def _bwrap_command(job_dir: Path, limits: Limits, env: dict, argv: list[str], pid1: bool = False) -> list[str]:
     """The verification sandbox running ``argv``, ``job_dir`` bound read-only at ``/job``.
 
     ``pid1``: ``argv`` is the sandbox's pid 1 (the runner's fork server, ``grading/zygote.py``), which
     then cannot be signalled by what runs beside it.
     """
-    cmd = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-           "--die-with-parent", "--new-session", "--cap-drop", "ALL", *(["--as-pid-1"] if pid1 else []),
+    cmd = [shutil.which("bwrap"), *walls(), *(["--as-pid-1"] if pid1 else []),
            *_system_binds(),
            # The scratch /tmp comes first: a checkout or virtual environment that lives under
            # /tmp (a CI clone) is bound on top of it below instead of being hidden by it.
@@ -186,6 +203,8 @@ def rlimits(limits: Limits, output_cap: int) -> dict[str, tuple[int, int]]:
     cpu = max(1, int(round(limits.cpu_seconds)))
     memory = int(limits.memory_mb) << 20
     return {"RLIMIT_CPU": (cpu, cpu + 1), "RLIMIT_AS": (memory, memory),
-            "RLIMIT_FSIZE": (output_cap, output_cap), "RLIMIT_CORE": (0, 0)}
+            "RLIMIT_FSIZE": (output_cap, output_cap), "RLIMIT_CORE": (0, 0),
+            # No POSIX message queue: one outlives its run in the warm sandbox's IPC namespace, seen by no sweep.
+            "RLIMIT_MSGQUEUE": (0, 0)}
 
 

@@ -60,7 +60,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
 from . import cgroup
-from .command import NOBODY, Limits, _font_caches, _python_roots, _system_binds
+from .command import Limits, _font_caches, _python_roots, _system_binds, walls
 from .warm import Held, WarmSandbox, state
 
 KIT = "/kit"
@@ -106,8 +106,7 @@ def server_command(limits: Limits, staged: Path, whole_grader: bool = False) -> 
     ``whole_grader`` (``--no-verify``, whose in-kernel hidden tests are the scores) ``/kit`` holds
     the grader's own packages instead.
     """
-    wrap = [shutil.which("bwrap"), "--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--as-pid-1", *_system_binds(),
+    wrap = [shutil.which("bwrap"), *walls(), "--as-pid-1", *_system_binds(),
             "--size", str(_scratch_bytes(limits)), "--tmpfs", "/tmp"]
     for root in _python_roots():
         wrap += ["--ro-bind", root, root]
@@ -129,7 +128,7 @@ def server_command(limits: Limits, staged: Path, whole_grader: bool = False) -> 
     for key, value in fixed_env({}).items():
         wrap += ["--setenv", key, value]
     memory = int(limits.memory_mb) << 20
-    wrap += ["/usr/bin/prlimit", f"--as={memory}", "--core=0", f"--fsize={_scratch_bytes(limits)}", "--"]
+    wrap += ["/usr/bin/prlimit", f"--as={memory}", "--core=0", "--msgqueue=0", f"--fsize={_scratch_bytes(limits)}", "--"]
     return wrap + [os.path.realpath(sys.executable), "-B", SERVER]
 
 

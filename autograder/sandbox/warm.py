@@ -57,26 +57,38 @@ def _writable_mounts(pid: int) -> list[str]:
     return found
 
 
-def _entries(top: str) -> dict[str, tuple[int, int, int]]:
-    """Every path under ``top`` on the same file system (not crossing into a mount), relative to ``top``,
-    with what identifies it (inode, mode, owner)."""
-    found: dict[str, tuple[int, int, int]] = {}
-    device = os.lstat(top).st_dev
+def _xattrs(path: str) -> tuple:
+    """The extended attributes of ``path`` (tmpfs keeps ``user.*`` ones: a run could leave them on a directory
+    the sandbox started with), as sorted (name, value) pairs."""
+    try:
+        return tuple(sorted((n, os.getxattr(path, n, follow_symlinks=False))
+                            for n in os.listxattr(path, follow_symlinks=False)))
+    except OSError:
+        return ()
 
-    def walk(rel: str) -> None:
+
+def _entries(top: str) -> dict[str, tuple]:
+    """Every path under ``top`` on the same file system (not crossing into a mount), relative to ``top``,
+    with what identifies it (inode, mode, owner, extended attributes)."""
+    found: dict[str, tuple] = {}
+    device = os.lstat(top).st_dev
+    pending = [""]  # not recursion: a run may leave a tree deeper than Python's stack
+    while pending:
+        rel = pending.pop()
         try:
             with os.scandir(os.path.join(top, rel)) as it:
                 children = list(it)
         except OSError:
-            return
+            continue
         for entry in children:
             path = os.path.join(rel, entry.name)
-            st = entry.stat(follow_symlinks=False)
-            found[path] = (st.st_ino, st.st_mode, st.st_uid)
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found[path] = (st.st_ino, st.st_mode, st.st_uid, _xattrs(os.path.join(top, path)))
             if stat.S_ISDIR(st.st_mode) and st.st_dev == device:
-                walk(path)
-
-    walk("")
+                pending.append(path)
     return found
 
 
@@ -217,7 +229,8 @@ class WarmSandbox:
 
     def clean(self) -> bool:
         """Kill every process of the sandbox but the zygote, remove what they wrote; False if it could not
-        (then the sandbox is discarded: a process that would not die, or a directory it started with changed)."""
+        (then the sandbox is discarded: a process that would not die, a directory it started with changed, or
+        something written that is still there after the removal)."""
         end = time.monotonic() + SPAWN_SECONDS
         while True:
             left = self.others()
@@ -232,15 +245,21 @@ class WarmSandbox:
                     pass
             time.sleep(0.005)
         for mount, clean in self.clean_state.items():
-            now = _entries(self.root + mount)
-            for rel in sorted(set(now) - set(clean)):
-                remove(os.path.join(self.root + mount, rel))
+            try:
+                now = _entries(self.root + mount)
+                for rel in sorted(set(now) - set(clean)):
+                    remove(os.path.join(self.root + mount, rel))
+            except RecursionError:  # shutil.rmtree before Python 3.12 recurses
+                return False
             if any(now.get(rel) != identity for rel, identity in clean.items()):
-                return False  # a directory the sandbox started with was moved, replaced or its mode changed
+                return False  # a directory the sandbox started with was moved, replaced, its mode or attributes changed
+            if set(_entries(self.root + mount)) != set(clean):
+                return False  # something a run wrote could not be removed (too deep, made unreadable)
         return True
 
     def others(self) -> list[int]:
-        """Host pids of the processes in the sandbox's pid namespace other than the zygote (zombies left out)."""
+        """Host pids of the processes of the sandbox other than the zygote (zombies left out): those in its pid
+        namespace, and every descendant of the zygote (one in a namespace nested in it, should one be made)."""
         found = []
         for name in os.listdir("/proc"):
             if name.isdigit() and int(name) != self.pid:
@@ -249,6 +268,23 @@ class WarmSandbox:
                         found.append(int(name))
                 except OSError:
                     continue
+        pending, descendants = [self.pid], set()
+        while pending:
+            pid = pending.pop()
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                try:
+                    children = Path(f"/proc/{pid}/task/{tid}/children").read_text().split()
+                except OSError:
+                    continue
+                for child in map(int, children):
+                    if child not in descendants:
+                        descendants.add(child)
+                        pending.append(child)
+        found += [pid for pid in descendants - set(found) if state(pid) not in (None, "Z", "X")]
         return found
 
     def close(self) -> None:
