@@ -179,6 +179,12 @@ def _judge_apply(call, outcome, what="your masked scores"):
             (np.where(mask, -np.inf, scores), "mask.inverted",
              "you hid the allowed keys and kept the hidden ones: True means *may attend*."),
         ]
+        hidden = got[np.broadcast_to(~mask, got.shape)] if got.shape == scores.shape else np.array([])
+        if hidden.size and np.isfinite(hidden).all() and (hidden <= -1e3).all():  # any large finite fill
+            diagnoses.append((np.where(mask, scores, got), "mask.large_negative_fill",
+                              "the hidden scores are a large negative number, not -inf: a row whose keys are all "
+                              "hidden then gets equal weights on every key instead of none (its scores are all "
+                              "equal). Use -np.inf."))
     else:
         diagnoses += [
             (np.where(mask.astype(bool), scores, -np.inf), "mask.float_as_bool",
@@ -254,6 +260,9 @@ def _masked_candidates(Q, K, V, mask):
         yield plain, "mask.ignored", "your weights ignore the floating (additive) mask: add it to the scaled scores."
         yield plain * mask, "mask.after_softmax", \
             "you applied the mask after the softmax: a floating mask is added to the scaled scores before it."
+        yield plain * np.exp(mask), "mask.after_softmax", \
+            "you applied the mask after the softmax (as a factor exp(mask)): the remaining weights no longer sum to " \
+            "1. A floating mask is added to the scaled scores before the softmax."
         yield ref.softmax(np.where(mask.astype(bool), scaled, -np.inf)), "mask.float_as_bool", \
             "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scaled scores."
         yield ref.softmax(ref.apply_mask(scaled * math.sqrt(d_k), mask) / math.sqrt(d_k)), "mask.before_scaling", \

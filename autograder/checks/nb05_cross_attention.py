@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, signature
 from .core import Call, CheckFailed, CheckList
 from .nb04_heads import _mha_args, judge_mha, mha_variant
 
@@ -24,6 +24,8 @@ MISCONCEPTIONS = {
     "cross_attention.reads_decoder": "takes the keys and values from X_dec (self-attention of the output side)",
     "cross_attention.queries_from_encoder": "takes the queries from X_enc (self-attention of the input side)",
     "cross_attention.causal_mask": "applies a causal mask to cross-attention (every output position may read every input position)",
+    "cross_attention.padding_decoder_length": "builds the padding mask over n_dec positions (the decoder's length) "
+                                              "instead of the n_enc source positions",
 }
 checks = CheckList()
 CHECKS = checks
@@ -172,6 +174,36 @@ def _judge_cross(call, outcome):
     judge_mha(call, outcome, args, mask, what="your cross-attention", extra_diagnoses=lambda: _cross_diagnoses(call))
 
 
+def _cross_variant(X_dec, X_enc, W_q, W_k, W_v, W_o, h, enc_lengths=None, *, mask_width="enc"):
+    """Cross-attention with a mistake of the padding mask switched on (a signature: where it raises, where not)."""
+    mask = None
+    if enc_lengths is not None:
+        mask = ref.padding_mask(enc_lengths, (X_enc if mask_width == "enc" else X_dec).shape[-2])
+    return ref.multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, h, mask=mask)
+
+
+#: Mistakes that raise on some inputs (sources and outputs of different lengths): named only when the answer
+#: raises, or gives values, exactly where the mistake does on every input of the check (:mod:`.signature`).
+CROSS_RAISING = (
+    ("cross_attention.padding_decoder_length",
+     "your answer fails exactly where a padding mask over the n_dec output positions would (it is right when both "
+     "sequences have the same length): the padding belongs to the source, so the mask has one column per source "
+     "position, n_enc of them.", dict(mask_width="dec")),
+)
+
+
+def _judge_crosses(calls, outcomes):
+    """Every input of a cross_attention check; an error is named by its signature over them all."""
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [
+            (m, message, [signature.predict(_cross_variant, *c.args, **c.kwargs, **options) for c in calls])
+            for m, message, options in CROSS_RAISING],
+            reference=[signature.predict(_cross_variant, *c.args, **c.kwargs) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
+    expect.each(calls, outcomes, _judge_cross)
+
+
 def _lengths(rng, batch, n_enc, empty=False):
     lengths = rng.integers(1, n_enc, size=batch)
     lengths[0] = n_enc  # one sequence without padding
@@ -212,7 +244,7 @@ def _(calls, outcomes):
             calls=lambda rng: [_cross_call(rng, (2,), 5, 5, 6, 3, 2, 2, 6, lengths=np.array([5, 2])),
                                _cross_call(rng, (3,), 4, 6, 8, 2, 3, 4, 5, lengths=_lengths(rng, 3, 6))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_cross)
+    _judge_crosses(calls, outcomes)
 
 
 @checks.add("cross_attention", "empty_source", "a source of length 0: zeros for that sequence, no NaN",
