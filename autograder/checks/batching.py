@@ -3,7 +3,7 @@
 A check of batched inputs adds, after its graded calls, one probe per batched call: the same call with
 every leading batch axis of its first argument taken at index 0, one sequence of the batch. The probes are
 never graded (the notebook's unbatched checks grade that case); they are read only when a batched call
-fails with a generic verdict. An answer that is right on every probe and fails on the batched calls was
+fails with a generic verdict. An answer that is right on every probe and raises on the batched calls was
 written for one fixed number of axes (einsum subscripts without ``...``, a transpose or an unpacking of
 fixed axes): that is the property the student can act on, and it names the task's ``fixed_axes``.
 """
@@ -12,9 +12,6 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from .core import GENERIC_MISCONCEPTIONS, Call, CheckFailed, Outcome
-
-#: Generic verdicts that a batched call of a 2-D-only answer gives (an error, a shape, values).
-_BATCH_FAILURES = frozenset({"raises", "wrong_shape", "wrong_values"})
 
 
 def first_sequence(call: Call, core: int) -> Call | None:
@@ -33,21 +30,26 @@ def with_first_sequences(calls: Sequence[Call], core: int) -> list[Call]:
 
 
 def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome], graded: int, core: int,
-                               judge: Callable[[Call, Outcome], None], misconception: str, message: str) -> None:
+                               judge: Callable[[Call, Outcome], None], misconception: str, message: str,
+                               failures: frozenset = frozenset({"raises"})) -> None:
     """``judge`` on the ``graded`` calls (each: the first specific diagnosis wins); a generic failure of a
     batched call whose first-sequence probe ``judge`` accepts, with every unbatched call right too, fails
-    naming ``misconception``: the answer is right on one sequence, not with batch axes in front."""
-    failures = {}
+    naming ``misconception``: the answer is right on one sequence, not with batch axes in front.
+
+    ``failures``: the generic verdicts that say so. By default an error only: wrong values or a wrong shape
+    on a batch may also come from mixing the batch entries, a mistake of its own where a task has one
+    (``merge_heads.moves_batch_axis``), so they name nothing unless the task has no such mistake."""
+    failed = {}
     for index, (call, outcome) in enumerate(zip(calls[:graded], outcomes[:graded])):
         try:
             judge(call, outcome)
         except CheckFailed as failure:
             if failure.misconception not in GENERIC_MISCONCEPTIONS:
                 raise
-            failures[index] = failure
-    if not failures:
+            failed[index] = failure
+    if not failed:
         return
-    first = failures[min(failures)]
+    first = failed[min(failed)]
     probes = iter(zip(calls[graded:], outcomes[graded:]))
     right_alone = {}
     for index, call in enumerate(calls[:graded]):
@@ -58,6 +60,6 @@ def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome
                 right_alone[index] = True
             except CheckFailed:
                 right_alone[index] = False
-    if all(right_alone.get(i, False) and f.misconception in _BATCH_FAILURES for i, f in failures.items()):
+    if all(right_alone.get(i, False) and f.misconception in failures for i, f in failed.items()):
         raise CheckFailed(f"{message} ({first.message})", misconception)
     raise first

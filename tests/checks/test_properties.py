@@ -3,7 +3,6 @@ below is named on the check whose probe separates it, for every seed, and an ans
 fit is not given its name. The answers are functions judged on the checks themselves."""
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
