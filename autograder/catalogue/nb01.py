@@ -307,3 +307,13 @@ def attention_scores(Q, K):
         source="the formula softmax(Q K^T / sqrt(d_k)) read as one step: the course's attention_scores is Q K^T "
                "(seed 002's raw scores 1, 0, 0.5), and the division is notebook 02's scale_scores"),
 ]
+VARIANTS += [
+    Variant("softmax_fixed_axis_one", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=1, keepdims=True))   # axis 1: the columns of a 2-D table of scores
+    return e / e.sum(axis=1, keepdims=True)
+'''}, misconception="softmax.wrong_axis",
+        source=SO_SOFTMAX + ": answers written for 2-D scores normalise with a fixed axis=1, which is not the key "
+               "axis of batched (3-D) scores"),
+]

@@ -81,6 +81,10 @@ def sdpa_candidates(Q, K, V, mask=None):
     yield (*attend(raw / math.sqrt(d_k), axis=-2), "attention.softmax_wrong_axis",
            "your weights sum to 1 down each column: the softmax ran over the query axis; each query's row must sum "
            "to 1 over the keys (axis -1).")
+    for axis in range(raw.ndim - 2):  # a softmax along a batch or head axis (axis=0 or 1 written for 2-D scores)
+        yield (*attend(raw / math.sqrt(d_k), axis=axis), "attention.softmax_wrong_axis",
+               f"your weights sum to 1 along axis {axis} of the scores, a batch or head axis: each query's row must "
+               "sum to 1 over the keys, the last axis (count the axes from the end).")
     for w, misconception, message in shifted_softmax_candidates(raw / math.sqrt(d_k), mask):
         yield w @ V, w, misconception, message
     scaled = raw / math.sqrt(d_k) if mask is None else ref.apply_mask(raw / math.sqrt(d_k), mask)

@@ -131,9 +131,12 @@ def _softmax_candidates(x, axis=-1):
         if not last:  # normalising along -1 here is ignoring `axis`, not the axis mistake of a plain softmax
             yield ref.softmax(x, axis=-1), "softmax.ignores_axis", \
                 "you normalised along the last axis although the call asked for another `axis`."
-        elif x.ndim > 1:
-            yield ref.softmax(x, axis=0), \
-            "softmax.wrong_axis", "your weights are normalised along the wrong axis (down the columns): each row of scores belongs to one query and must sum to 1 along the key axis."
+        else:
+            for other in range(x.ndim - 1):  # down the columns, or along a batch axis
+                where = "down the columns" if other == x.ndim - 2 else f"along axis {other}, a batch axis"
+                yield ref.softmax(x, axis=other), "softmax.wrong_axis", \
+                    (f"your weights are normalised along the wrong axis ({where}): each row of scores belongs to one "
+                     "query and must sum to 1 along the key axis, the last one.")
         e = np.exp(x - x.max())
         yield e / e.sum(), "softmax.global_normalisation", \
             "your weights sum to 1 over the whole array, not per row: normalise each query's row separately."

@@ -39,7 +39,7 @@ MISCONCEPTIONS = {
     "softmax_jacobian.off_diagonal_sign": "off-diagonal entries +p_i p_j instead of -p_i p_j",
     "softmax_jacobian.no_diag": "-p p^T without the diag(p)",
     "softmax_jacobian.delta_as_one": "p_i (1 - p_j) for every entry: the Kronecker delta read as 1 off the diagonal too",
-    "attention.softmax_wrong_axis": "softmax over the query axis instead of the key axis",
+    "attention.softmax_wrong_axis": "softmax over another axis than the key axis (the query axis, or a batch axis)",
     "attention.k_not_transposed": "Q @ K without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
@@ -365,6 +365,10 @@ def _judge_jacobian(call, outcome):
     p = call.args[0]
     J = expect.array(outcome, call, "your Jacobian")
     n = p.shape[0]
+    if J.shape == (n,) and expect.allclose(J, p * (1 - p), *expect.tolerances(np.float64)):
+        raise CheckFailed(f"your Jacobian is the vector of the {n} diagonal entries p_i (1 - p_i): it is an n x n matrix, "
+                          "and raising score j also moves every other weight, d p_i / d x_j = -p_i p_j for i != j.",
+                          "softmax_jacobian.diagonal_only")
     expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
     want = ref.softmax_jacobian(p)
     expect.close(J, want, "your Jacobian", diagnoses=_jacobian_diagnoses(p),

@@ -257,3 +257,30 @@ def blockwise_unnormalised(Q, K, V, block_size=128, mask=None, scale=None):
 def test_a_missing_or_misplaced_step_is_named(grade_id, name, answer, named, seed):
     verdict = _verdict(grade_id, name, answer, seed)
     assert not verdict.passed and verdict.misconception == named, verdict
+
+
+def jacobian_diagonal_vector(p):
+    p = np.asarray(p, float)
+    return p * (1 - p)
+
+
+def softmax_fixed_axis_1(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def sdpa_softmax_axis_0(Q, K, V):
+    weights = ref.softmax(ref.attention_scores(Q, K) / math.sqrt(np.shape(Q)[-1]), axis=0)
+    return weights @ V, weights
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("grade_id, name, answer, named", [
+    ("softmax_jacobian_matches_reference", "softmax_jacobian", jacobian_diagonal_vector, "softmax_jacobian.diagonal_only"),
+    ("softmax_matches_reference", "softmax", softmax_fixed_axis_1, "softmax.wrong_axis"),
+    ("scaled_dot_product_attention_batched", "scaled_dot_product_attention", sdpa_softmax_axis_0,
+     "attention.softmax_wrong_axis"),
+])
+def test_which_axis_is_named(grade_id, name, answer, named, seed):
+    verdict = _verdict(grade_id, name, answer, seed)
+    assert not verdict.passed and verdict.misconception == named, verdict
