@@ -428,3 +428,32 @@ def merge_heads(X):
 '''}, misconception="merge_heads.fixed_axes",
         source="the inverse of split_heads_unpacked_shape: fixed axes (1, 0, 2) fit one (heads, n, d) array only"),
 ]
+
+# Which sequence each projection reads: the queries from X_kv, or the two sequences swapped.
+VARIANTS += [
+    Variant("mha_queries_from_kv", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q, K, V = (split_heads(X_kv @ W, num_heads) for W in (W_q, W_k, W_v))   # every projection of X_kv
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask), -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return merge_heads(heads) @ W_o, weights
+'''}, misconception="multi_head_attention.queries_from_kv",
+        source="Vaswani et al. 2017, §3.2.3: in encoder-decoder attention the queries come from the previous decoder "
+               "layer (X_q) and the keys and values from the encoder (X_kv); projecting all three from X_kv is "
+               "self-attention of the memory"),
+    Variant("mha_sequences_swapped", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    source, target = X_q, X_kv                       # read the arguments the other way round
+    Q = split_heads(project(target, W_q), num_heads)
+    K = split_heads(project(source, W_k), num_heads)
+    V = split_heads(project(source, W_v), num_heads)
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask), -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.sequences_swapped",
+        source="the order of (query, key/value) arguments differs between libraries (PyTorch's "
+               "MultiheadAttention(query, key, value) against memory-first conventions); swapped, the memory asks "
+               "and the queries are read"),
+]

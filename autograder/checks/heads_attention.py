@@ -13,7 +13,8 @@ from .core import Call, CheckFailed
 
 
 def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", split="right", merge="right",
-                use_wo=True, shared=False, use_mask=True, values_from="kv", keys_from="kv", mask_head_axis=True):
+                use_wo=True, shared=False, use_mask=True, values_from="kv", keys_from="kv", queries_from="q",
+                mask_head_axis=True):
     """Multi-head attention with one of the typical mistakes switched on (also used by 05's checks)."""
     def cut(Y):
         *batch, n, w = Y.shape
@@ -21,7 +22,7 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
             return Y.reshape(*batch, h, n, w // h)
         return ref.split_heads(Y, h)
 
-    Q = cut(X_q @ W_q)
+    Q = cut((X_kv if queries_from == "kv" else X_q) @ W_q)
     K = cut((X_q if keys_from == "q" else X_kv) @ (W_q if shared else W_k))
     V = cut((X_q if values_from == "q" else X_kv) @ W_v)
     factor = {"head": None, "none": 1.0, "total": 1 / math.sqrt(W_q.shape[1]), "d_model": 1 / math.sqrt(X_q.shape[-1])}[scale]
@@ -63,6 +64,12 @@ MHA_MISTAKES = [
      "transpose is not the inverse of the split (your multi_head_attention is graded with a correct merge_heads, "
      "so this merge is your own)."),
     (dict(keys_from="q"), "multi_head_attention.keys_from_queries", KEYS_FROM_QUERIES),
+    (dict(queries_from="kv"), "multi_head_attention.queries_from_kv",
+     "your queries come from X_kv: the queries come from X_q (one output row per query), the keys and values from "
+     "X_kv."),
+    (dict(queries_from="kv", keys_from="q", values_from="q"), "multi_head_attention.sequences_swapped",
+     "your queries come from X_kv and your keys and values from X_q: the two sequences are swapped. X_q asks (one "
+     "output row per query), X_kv is read."),
     (dict(use_mask=False), "multi_head_attention.mask_ignored",
      "your output ignores the mask: pass it to every head, so masked keys get weight 0."),
 ]
@@ -109,6 +116,10 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
     ref_out, ref_w = expected if expected is not None else ref.multi_head_attention(*args, mask=mask)
     dtype = np.result_type(X_q, X_kv)
     d_v = W_v.shape[1] // h
+    n_q, n_k = ref_w.shape[-2:]
+    if n_q != n_k and out.shape == ref_out.shape[:-2] + (n_k, ref_out.shape[-1]):
+        raise CheckFailed(f"{what}'s output has shape {out.shape}, one row per key (n_k = {n_k}), where it has one row "
+                          f"per query (n_q = {n_q}): check which sequence your queries come from.", "wrong_shape")
     expect.shape(out, ref_out.shape, f"{what}'s output", " (..., n_q, d_out): one row per query, W_o's width",
                  diagnoses=[(ref_out.shape[:-1] + (h * d_v,), "multi_head_attention.no_output_projection",
                              "the merged heads were not sent through the output projection W_o, which "

@@ -45,6 +45,8 @@ MISCONCEPTIONS = {
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
     "multi_head_attention.values_from_queries": "projects the values from X_q instead of X_kv",
     "multi_head_attention.keys_from_queries": "projects the keys from X_q instead of X_kv",
+    "multi_head_attention.queries_from_kv": "projects the queries from X_kv instead of X_q",
+    "multi_head_attention.sequences_swapped": "swaps the sequences: queries from X_kv, keys and values from X_q",
     "multi_head_attention.weights_averaged": "returns the weights averaged over the heads instead of one table per head",
 }
 checks = CheckList(composites={"multi_head_attention": ("project", "split_heads", "merge_heads")})

@@ -284,3 +284,16 @@ def sdpa_softmax_axis_0(Q, K, V):
 def test_which_axis_is_named(grade_id, name, answer, named, seed):
     verdict = _verdict(grade_id, name, answer, seed)
     assert not verdict.passed and verdict.misconception == named, verdict
+
+
+def mha_queries_from_kv(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    return ref.multi_head_attention(X_kv, X_kv, W_q, W_k, W_v, W_o, num_heads,
+                                    mask=None if mask is None else np.asarray(mask)[..., :np.shape(X_kv)[-2], :])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_which_sequence_the_queries_follow_is_named(seed):
+    verdict = _verdict("multi_head_attention_batch_mask", "multi_head_attention", mha_queries_from_kv, seed)
+    assert not verdict.passed and verdict.misconception == "multi_head_attention.queries_from_kv", verdict
+    shape = _verdict("multi_head_attention_matches_reference", "multi_head_attention", mha_queries_from_kv, seed)
+    assert shape.misconception == "wrong_shape" and "one row per key" in shape.message, shape
