@@ -317,3 +317,13 @@ def softmax(x, axis=-1):
         source=SO_SOFTMAX + ": answers written for 2-D scores normalise with a fixed axis=1, which is not the key "
                "axis of batched (3-D) scores"),
 ]
+VARIANTS += [
+    Variant("dot_product_euclidean_distance", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    q = np.asarray(q, dtype=float)
+    k = np.asarray(k, dtype=float)
+    return float(np.sqrt(np.sum((q - k) ** 2)))   # how far apart the query and the key are
+'''}, misconception="dot_product.distance",
+        source="seed 002's third misconception (CONCEPT_SIMILARITY option c): a score read as a distance between "
+               "query and key; the dot product is larger for a better match, a distance smaller"),
+]

@@ -31,6 +31,7 @@ MISCONCEPTIONS = {
     "dot_product.norms": "multiplies the lengths of the vectors, ignoring their angle",
     "dot_product.skips_entry": "leaves out the first or the last pair of entries (off by one)",
     "dot_product.never_negative": "takes absolute values, as if a score could not be negative",
+    "dot_product.distance": "returns a distance between q and k, which is small for a good match, not the dot product",
     "softmax.global_normalisation": "softmax normalised over the whole array instead of each row",
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
     "softmax.global_max": "subtracts the global max instead of each row's max",
@@ -65,6 +66,11 @@ def _dot_candidates(q, k):
             "your sum leaves out the last pair of entries (a range that stops one early); add every q_i * k_i."
         yield float(q[1:] @ k[1:]), "dot_product.skips_entry", \
             "your sum leaves out the first pair of entries; add every q_i * k_i, from index 0."
+        distance = ("your score is a distance between q and k (small when they match): the dot product is large when "
+                    "they point the same way. Multiply matching entries and add the products.")
+        yield float(np.linalg.norm(q - k)), "dot_product.distance", distance
+        yield float(np.sum((q - k) ** 2)), "dot_product.distance", distance
+        yield float(-np.sum((q - k) ** 2)), "dot_product.distance", distance
         never_negative = ("your score is never negative: opposing vectors, such as (1, 0) and (-1, 0), must score "
                           "below 0. Keep the sign of each product q_i * k_i when you add them up.")
         yield float(np.sum(np.abs(q * k))), "dot_product.never_negative", never_negative

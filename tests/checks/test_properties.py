@@ -297,3 +297,14 @@ def test_which_sequence_the_queries_follow_is_named(seed):
     assert not verdict.passed and verdict.misconception == "multi_head_attention.queries_from_kv", verdict
     shape = _verdict("multi_head_attention_matches_reference", "multi_head_attention", mha_queries_from_kv, seed)
     assert shape.misconception == "wrong_shape" and "one row per key" in shape.message, shape
+
+
+def dot_squared_distance(q, k):
+    return float(np.sum((np.asarray(q, float) - np.asarray(k, float)) ** 2))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_distance_is_named(seed):
+    for grade_id in ("dot_product_seed_example", "dot_product_random_vectors"):
+        verdict = _verdict(grade_id, "dot_product", dot_squared_distance, seed)
+        assert not verdict.passed and verdict.misconception == "dot_product.distance", verdict
