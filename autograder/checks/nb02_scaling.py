@@ -116,9 +116,9 @@ def _common_factor(calls, outcomes) -> float | None:
     """The factor c when the answer is c x d_k at every graded width (c away from 1): the variance grows in
     proportion to d_k, as it should, with each product adding c instead of 1; None otherwise.
 
-    The entries' distribution is the one cause of that: the sum of d_k independent products has variance d_k
-    times that of one product, which is 1 only for entries of mean 0 and variance 1 (uniform [0, 1) entries
-    give 7/144). The three widths (1, 16, 64) separate it from an answer near 1 or sqrt(d_k) at every width."""
+    The entries' distribution is what makes it: the sum of d_k independent products has variance d_k times
+    that of one product, which is 1 only for entries of mean 0 and variance 1 (uniform [0, 1) entries give
+    7/144). The three widths (1, 16, 64) separate it from an answer near 1 or sqrt(d_k) at every width."""
     ratios = []
     for call, outcome in zip(calls, outcomes):
         value = _probe_value(outcome)
@@ -126,7 +126,7 @@ def _common_factor(calls, outcomes) -> float | None:
             return None
         ratios.append(value / call.args[0])
     low, high = min(ratios), max(ratios)
-    if low <= 0 or high > 1.1 * low or 0.8 < low < 1.25:  # 20 000 samples: a common factor agrees within 5 %
+    if low <= 0 or high > 1.1 * low or 0.8 < low < 1.25:  # 20 000 samples: an estimate's noise is about 1 %
         return None
     return sum(ratios) / len(ratios)
 
