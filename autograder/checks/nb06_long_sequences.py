@@ -156,15 +156,16 @@ def _blockwise_candidates(call):
         ("your output is the running weighted sum of the values, never divided by the running total of the "
          "exponentials: after the last block, divide it once (a query with no allowed key stays at zeros).")
     starts = list(range(0, K.shape[-2], block_size))
-    skipped = ("your output is attention over {which} only: {what} never enter your loop over the blocks. Check the "
-               "range of your loop: the blocks start at 0, 0 + block_size, ... and the last one may be shorter.")
+    skipped = ("your output is attention over {which} only: the {what} never reach your loop over the blocks. Check "
+               "the range of your loop: the blocks start at 0, 0 + block_size, ... and the last one may be shorter.")
+    n_k = K.shape[-2]
     for stop in starts[1:][-2:]:  # the last block (or the last two) left out: a loop that stops early
         yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=0, stop=stop), "blockwise_attention.skips_keys", \
-            skipped.format(which=f"the first {stop} keys", what=f"keys {stop} to {K.shape[-2] - 1}"
-                           if stop < K.shape[-2] - 1 else f"key {stop}")
+            skipped.format(which=f"the first {stop} keys", what=f"last {n_k - stop} keys" if n_k - stop > 1 else "last key")
     if len(starts) > 1:  # the first block left out: a loop that starts at block_size
-        yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=block_size, stop=K.shape[-2]), \
-            "blockwise_attention.skips_keys", skipped.format(which=f"keys {block_size} on", what=f"the first {block_size} keys")
+        yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=block_size, stop=n_k), \
+            "blockwise_attention.skips_keys", skipped.format(which=f"keys {block_size} to {n_k - 1}",
+                                                             what=f"first {block_size} keys" if block_size > 1 else "first key")
     if scale is None:
         yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=1.0), "blockwise_attention.no_scaling", \
             "your scores are not divided by sqrt(d_k)."
