@@ -457,7 +457,7 @@ def scaled_dot_product_attention(Q, K, V):
                "neither positive nor normalised"),
 ]
 VARIANTS += [
-    Variant("sdpa_softmax_axis_zero", A, "scaled_dot_product_attention", sdpa(axis="0"),
+    Variant("sdpa_softmax_axis_zero", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": sdpa(axis="0")},
             misconception="attention.softmax_wrong_axis",
             source="a softmax along axis 0, the query axis of one (n_q, n_k) table, is a batch axis of batched "
                    "scores; the weights of each query must sum to 1 over the keys (Vaswani et al. 2017, eq. 1)"),

@@ -389,3 +389,14 @@ def apply_mask(scores, mask):
                "(Hugging Face transformers masks with torch.finfo(dtype).min); it keeps a fully masked row finite, "
                "so the softmax gives it equal weights instead of none"),
 ]
+
+# Met in benchmarks/heldout/heldout_2026_12_02.py (np.tril(..., k=1)); written anew as a comparison.
+VARIANTS += [
+    Variant("causal_mask_sees_next_key", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.arange(n_k)[None, :] <= np.arange(n_q)[:, None] + 1   # "up to the next token"
+'''}, misconception="causal_mask.sees_ahead",
+        source="a causal mask lets query i see keys 0..i (Vaswani et al. 2017, §3.2.3: 'prevent positions from "
+               "attending to subsequent positions'); an offset of one lets every query see the next key"),
+]

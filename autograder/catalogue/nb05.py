@@ -180,3 +180,15 @@ def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=Non
                "§3.2.3; PyTorch's nn.Transformer takes memory_key_padding_mask of shape (N, S), S the source "
                "length); sized by the decoder's length it is right only when both lengths agree"),
 ]
+
+# Met in benchmarks/heldout/heldout_2026_12_02.py (causal_mask(len(X))); written anew with X.shape[0].
+VARIANTS += [
+    Variant("self_attention_mask_from_first_axis", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    X = np.asarray(X)
+    mask = causal_mask(X.shape[0]) if causal else None     # "the number of positions"
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="self_attention.mask_size_from_batch",
+        source="for a batch (batch, n, d_model) the first axis counts sequences; the positions are axis -2 (the "
+               "course's shape contract (..., n, d))"),
+]

@@ -316,3 +316,16 @@ VARIANTS += [
                    "(Milakov and Gimelshein 2018, 'Online normalizer calculation for softmax'; Dao et al. 2022, "
                    "Algorithm 1, line 12)"),
 ]
+
+# Met in benchmarks/heldout/heldout_2026_12_02.py (a factor fixed to 1/sqrt(d_k)); written anew.
+BLOCKWISE_SCALE_IGNORED = BLOCKWISE_NO_FINAL_DIVISION.replace(
+    "    return acc   # the running weighted sum\n", "    return acc / np.where(total == 0, 1, total)\n").replace(
+    "    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale\n",
+    "    factor = Q.shape[-1] ** -0.5   # the attention's divisor\n")
+
+VARIANTS += [
+    Variant("blockwise_attention_scale_ignored", A, "blockwise_attention",
+            {"blockwise_attention": BLOCKWISE_SCALE_IGNORED}, misconception="blockwise_attention.ignores_scale",
+            source="the notebook's signature takes scale=None (PyTorch's scaled_dot_product_attention: 'scale: "
+                   "scaling factor applied prior to softmax; if None, 1/sqrt(E)'): a given scale replaces the default"),
+]

@@ -16,6 +16,7 @@ TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attent
 GIVEN = ["attention_scores", "softmax", "weighted_average", "scale_scores"]  # built in 01 and 02
 MISCONCEPTIONS = {
     "causal_mask.no_diagonal": "causal mask without the diagonal (a position may not attend to itself)",
+    "causal_mask.sees_ahead": "the boundary moved above the diagonal: each query also sees the key(s) right after it",
     "causal_mask.inverted": "True marks the hidden (future) keys instead of the allowed ones",
     "causal_mask.bottom_right": "bottom-right aligned causal mask (the last query sees every key)",
     "causal_mask.not_bool": "returns numbers (0/1) instead of booleans",
@@ -68,6 +69,9 @@ def _judge_causal(call, outcome):
             (np.triu(np.ones((n_q, n_k), bool)), "causal_mask.inverted",
              "True marks the upper triangle (the later keys, and the diagonal): in this course True means *may "
              "attend*, so query i sees keys 0..i, itself included."),
+            *[(np.tril(np.ones((n_q, n_k), bool), k=ahead), "causal_mask.sees_ahead",
+               f"query i also sees {('key i + 1', 'keys i + 1 and i + 2')[ahead - 1]}: the boundary belongs on the "
+               "diagonal, query i sees keys 0..i (np.tril's offset k moves it).") for ahead in (1, 2) if ahead != n_k - n_q],
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
              "sees keys 0..i, whatever n_k is (`np.tril` of an (n_q, n_k) array of ones)."),

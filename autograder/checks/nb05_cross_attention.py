@@ -17,6 +17,8 @@ MISCONCEPTIONS = {
     "self_attention.causal_always": "applies the causal mask even when causal=False",
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
+    "self_attention.mask_size_from_batch": "sizes the causal mask with len(X) (X.shape[0]), the batch size of a "
+                                           "batched X, instead of the number of positions",
     "cross_attention.swapped": "swaps the sequences: queries from the input side, keys and values from the output side",
     "cross_attention.padding_ignored": "ignores enc_lengths (padded source positions get weight)",
     "cross_attention.padding_wrong_axis": "masks the padding along the query axis instead of the key axis",
@@ -79,10 +81,33 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_self)
 
 
+def _self_variant(X, W_q, W_k, W_v, W_o, h, causal=False, *, mask_size="positions"):
+    """Self-attention with a mistake of the causal mask's size switched on (a signature: where it raises)."""
+    n = np.shape(X)[0 if mask_size == "first_axis" else -2]
+    return ref.multi_head_attention(X, X, W_q, W_k, W_v, W_o, h, mask=ref.causal_mask(n) if causal else None)
+
+
+#: Mistakes that raise on batched inputs only: named only when the answer raises, or is right, exactly where
+#: the mistake does on every input of the check (:mod:`.signature`).
+SELF_RAISING = (
+    ("self_attention.mask_size_from_batch",
+     "your answer fails exactly where a causal mask of len(X) x len(X) would (it is right on one unbatched "
+     "sequence): for a batch, len(X) and X.shape[0] count the sequences, not the positions. The number of "
+     "positions is the second-to-last axis.", dict(mask_size="first_axis")),
+)
+
+
 @checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
             calls=lambda rng: [_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
                                _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True)])
 def _(calls, outcomes):
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [
+            (m, message, [signature.predict(_self_variant, *c.args, **c.kwargs, **options) for c in calls])
+            for m, message, options in SELF_RAISING],
+            reference=[signature.predict(_self_variant, *c.args, **c.kwargs) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
     for call, outcome in zip(calls, outcomes):
         _, weights = expect.pair(outcome, call)
         if weights.ndim >= 2 and weights.shape[-1] == weights.shape[-2] and np.isnan(weights).any():

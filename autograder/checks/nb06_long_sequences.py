@@ -20,6 +20,7 @@ MISCONCEPTIONS = {
     "blockwise_attention.no_rescale": "does not rescale the running total and sum when the running maximum grows",
     "blockwise_attention.per_block_softmax": "normalises each block on its own and adds (or averages) the blocks",
     "blockwise_attention.no_scaling": "does not divide the scores by sqrt(d_k)",
+    "blockwise_attention.ignores_scale": "ignores the scale argument (always divides by sqrt(d_k))",
     "blockwise_attention.masked_nan": "a block (or row) whose keys are all masked gives NaN (-inf - -inf)",
     "blockwise_attention.no_max_subtraction": "no running maximum: exp overflows at large scores",
     "blockwise_attention.mask_ignored": "ignores the mask",
@@ -156,16 +157,21 @@ def _blockwise_candidates(call):
         ("your output is the running weighted sum of the values, never divided by the running total of the "
          "exponentials: after the last block, divide it once (a query with no allowed key stays at zeros).")
     starts = list(range(0, K.shape[-2], block_size))
-    skipped = ("your output is attention over {which} only: the {what} never reach your loop over the blocks. Check "
+    skipped = ("your output is attention over {which} only: the {what} your loop over the blocks. Check "
                "the range of your loop: the blocks start at 0, 0 + block_size, ... and the last one may be shorter.")
     n_k = K.shape[-2]
     for stop in starts[1:][-2:]:  # the last block (or the last two) left out: a loop that stops early
+        what = f"last {n_k - stop} keys never reach" if n_k - stop > 1 else "last key never reaches"
         yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=0, stop=stop), "blockwise_attention.skips_keys", \
-            skipped.format(which=f"the first {stop} keys", what=f"last {n_k - stop} keys" if n_k - stop > 1 else "last key")
+            skipped.format(which=f"the first {stop} keys", what=what)
     if len(starts) > 1:  # the first block left out: a loop that starts at block_size
+        what = f"first {block_size} keys never reach" if block_size > 1 else "first key never reaches"
         yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=block_size, stop=n_k), \
-            "blockwise_attention.skips_keys", skipped.format(which=f"keys {block_size} to {n_k - 1}",
-                                                             what=f"first {block_size} keys" if block_size > 1 else "first key")
+            "blockwise_attention.skips_keys", skipped.format(which=f"keys {block_size} to {n_k - 1}", what=what)
+    if scale is not None:
+        yield ref.blockwise_attention(Q, K, V, block_size, mask), "blockwise_attention.ignores_scale", \
+            "your scores are divided by sqrt(d_k) although the call gives its own `scale`: when scale is given, it " \
+            "is the factor the scores are multiplied by."
     if scale is None:
         yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=1.0), "blockwise_attention.no_scaling", \
             "your scores are not divided by sqrt(d_k)."

@@ -308,3 +308,28 @@ def test_a_distance_is_named(seed):
     for grade_id in ("dot_product_seed_example", "dot_product_random_vectors"):
         verdict = _verdict(grade_id, "dot_product", dot_squared_distance, seed)
         assert not verdict.passed and verdict.misconception == "dot_product.distance", verdict
+
+
+def causal_tril_one_ahead(n_q, n_k=None):
+    return np.tril(np.ones((n_q, n_q if n_k is None else n_k)), k=1).astype(bool)
+
+
+def self_attention_len_of_x(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    mask = ref.causal_mask(len(X)) if causal else None
+    return ref.multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+
+
+def blockwise_default_scale(Q, K, V, block_size=128, mask=None, scale=None):
+    return ref.blockwise_attention(Q, K, V, block_size, mask)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("grade_id, name, answer, named", [
+    ("causal_mask_square", "causal_mask", causal_tril_one_ahead, "causal_mask.sees_ahead"),
+    ("self_attention_causal", "self_attention", self_attention_len_of_x, "self_attention.mask_size_from_batch"),
+    ("blockwise_attention_block_sizes", "blockwise_attention", blockwise_default_scale,
+     "blockwise_attention.ignores_scale"),
+])
+def test_the_2026_12_02_vague_ones_are_named_by_their_property(grade_id, name, answer, named, seed):
+    verdict = _verdict(grade_id, name, answer, seed)
+    assert not verdict.passed and verdict.misconception == named, verdict
