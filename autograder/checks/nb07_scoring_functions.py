@@ -227,26 +227,33 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- width_for_budget
+#: Fixed budgets that tell the two mistakes apart for every seed: a dot width of 12.6 (rounding goes past the
+#: budget, a count without v does not) and an additive width of exactly 4 (a count without v gives 6).
+WIDTH_PROBES = (("dot", 10, 252), ("additive", 1, 12))
+
+
 @checks.add("width_for_budget", "values", "the largest hidden width within the budget, additive and dot",
             calls=lambda rng: [Call("width_for_budget", (kind, 16, 256)) for kind in ("additive", "dot")]
             + [Call("width_for_budget", (kind, int(d), int(d * d + extra)))
                for d, extra in zip(rng.integers(3, 30, size=3), rng.integers(1, 20, size=3))
-               for kind in ("additive", "dot")])
+               for kind in ("additive", "dot")]
+            + [Call("width_for_budget", args) for args in WIDTH_PROBES])
 def _(calls, outcomes):
     got = [expect.number(outcome, call, f"`width_for_budget('{call.args[0]}', ...)`")
            for call, outcome in zip(calls, outcomes)]
-    if got == [ref.width_for_budget(*call.args) for call in calls]:
+    floor = [ref.width_for_budget(*call.args) for call in calls]
+    if got == floor:
         return
-    # A mistake is recognised only when it explains every answer (two can agree on one input).
+    # A mistake is recognised only when it explains every answer, and the other one does not.
     per_unit = lambda kind, d: 2 * d + (1 if kind == "additive" else 0)  # noqa: E731
     rounds_up = [math.ceil(budget / per_unit(kind, d)) for kind, d, budget in (c.args for c in calls)]
     without_v = [budget // (2 * d) for _, d, budget in (c.args for c in calls)]
-    floor = [ref.width_for_budget(*call.args) for call in calls]
-    if any(g > f for g, f in zip(got, floor)) and all(g in (f, c) for g, f, c in zip(got, floor, rounds_up)):
-        # always the width that fits or the one above it (rounding to the nearest, or up): it rounds
+    # always the width that fits or the one above it, and above it somewhere: rounding to the nearest, or up
+    rounds = any(g > f for g, f in zip(got, floor)) and all(g in (f, c) for g, f, c in zip(got, floor, rounds_up))
+    if rounds and got != without_v:
         raise CheckFailed("your width needs more parameters than the budget allows for some budgets: take the "
                           "largest width that fits.", "width_for_budget.rounds_up")
-    if got == without_v:
+    if got == without_v and not rounds:
         raise CheckFailed("your additive width does not leave room for every learned part of the score.",
                           "width_for_budget.additive_without_v")
     raise CheckFailed("`width_for_budget` is off: count the parameters one hidden unit adds, and keep the total "

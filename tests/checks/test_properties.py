@@ -333,3 +333,16 @@ def blockwise_default_scale(Q, K, V, block_size=128, mask=None, scale=None):
 def test_the_2026_12_02_vague_ones_are_named_by_their_property(grade_id, name, answer, named, seed):
     verdict = _verdict(grade_id, name, answer, seed)
     assert not verdict.passed and verdict.misconception == named, verdict
+
+
+def width_without_v(kind, d, budget):
+    return budget // (2 * d)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rounding_and_a_count_without_v_are_told_apart(seed):
+    """Both can give the width above the one that fits on additive budgets: the fixed probes separate them."""
+    assert _verdict("width_for_budget_values", "width_for_budget", width_without_v, seed).misconception == \
+        "width_for_budget.additive_without_v"
+    assert _verdict("width_for_budget_values", "width_for_budget", width_round_nearest, seed).misconception == \
+        "width_for_budget.rounds_up"
