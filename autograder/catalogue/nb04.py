@@ -386,15 +386,6 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
 '''}, misconception="multi_head_attention.keys_from_queries",
         source="keys and values both come from the memory X_kv (Vaswani et al. 2017, §3.2.3: 'the memory keys and "
                "values come from the output of the encoder'); in self-attention X_q is X_kv and the slip is invisible"),
-    Variant("param_count_square_output_map", A, "attention_param_count", {"attention_param_count": '''
-def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
-    d_k = d_model // num_heads if d_k is None else d_k
-    d_v = d_model // num_heads if d_v is None else d_v
-    maps = d_model * num_heads * d_k * 2 + d_model * num_heads * d_v
-    return maps + (d_model ** 2 if output_projection else 0)   # "W_o is d_model x d_model"
-'''}, misconception="attention_param_count.square_output_map",
-        source="W_o is (h d_v) x d_model (Vaswani et al. 2017, §3.2.2); it is d_model x d_model only when "
-               "h d_v = d_model, the default this count was written for"),
     Variant("score_asymmetry_mean_gap", A, "score_asymmetry", {"score_asymmetry": '''
 def score_asymmetry(X, W_q, W_k):
     S = (np.asarray(X) @ W_q) @ (np.asarray(X) @ W_k).T

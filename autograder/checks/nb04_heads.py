@@ -21,8 +21,6 @@ MISCONCEPTIONS = {
     "attention_param_count.ignores_flag": "ignores output_projection=False",
     "attention_param_count.widths_swapped": "uses d_v for the query/key maps and d_k for the value map",
     "attention_param_count.three_equal_maps": "counts three maps of width d_k, although the value map has width d_v",
-    "attention_param_count.square_output_map": "counts W_o as d_model x d_model, although its rows are the merged "
-                                               "heads' width heads * d_v",
     "split_heads.reshape_without_transpose": "reshapes straight to (heads, n, d) without moving the head axis (mixes positions)",
     "split_heads.no_transpose": "reshapes to (n, heads, d) and never moves the head axis in front",
     "split_heads.interleaved": "gives head h every h-th column instead of one contiguous slice",
@@ -112,10 +110,6 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
     else:
         yield right + wo, "attention_param_count.ignores_flag", \
             "with output_projection=False the output map W_o must not be counted."
-    if output_projection and num_heads * d_v != d_model:
-        yield right - wo + d_model * d_model, "attention_param_count.square_output_map", \
-            "your count gives W_o d_model x d_model entries: W_o maps the merged heads back to d_model, so it has " \
-            "one row per column of the merged heads (heads * d_v rows)."
     if d_k != d_v:
         swapped = d_model * num_heads * (2 * d_v + d_k) + (num_heads * d_k * d_model if output_projection else 0)
         yield swapped, "attention_param_count.widths_swapped", \

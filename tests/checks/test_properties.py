@@ -83,12 +83,6 @@ def mha_keys_from_queries(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
     return ref.merge_heads(heads) @ W_o, weights
 
 
-def count_square_output_map(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
-    d_k = d_model // num_heads if d_k is None else d_k
-    d_v = d_model // num_heads if d_v is None else d_v
-    return num_heads * d_model * (2 * d_k + d_v) + (d_model * d_model if output_projection else 0)
-
-
 def asymmetry_sum(X, W_q, W_k):
     S = (X @ W_q) @ (X @ W_k).T
     return float(np.abs(S - S.T).sum())
@@ -154,8 +148,6 @@ NAMED = [
     ("merge_heads_batched", "merge_heads", merge_concatenate_axis0, "merge_heads.moves_batch_axis"),
     ("multi_head_attention_batch_mask", "multi_head_attention", mha_keys_from_queries,
      "multi_head_attention.keys_from_queries"),
-    ("attention_param_count_explicit_widths", "attention_param_count", count_square_output_map,
-     "attention_param_count.square_output_map"),
     ("score_asymmetry_values", "score_asymmetry", asymmetry_sum, "score_asymmetry.total_not_largest"),
     ("cross_attention_padding", "cross_attention", cross_mask_decoder_length, "cross_attention.padding_decoder_length"),
     ("blockwise_attention_matches_reference", "blockwise_attention", blockwise_stops_early,
