@@ -274,3 +274,56 @@ def weighted_average(weights, V):
                "weights' then; ndarray.T reverses every axis (numpy docs, numpy.ndarray.T), so on stacks the "
                "batch axes are reversed too"),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-03 held-out set lacked
+# Each misconception below was met in benchmarks/heldout/heldout_2026_12_03.py; the answers here are written
+# anew, in another form than the held-out one, so that the check is proven on the property, not on that text.
+VARIANTS += [
+    Variant("dot_product_absolute_value", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    q = np.asarray(q, dtype=float)
+    k = np.asarray(k, dtype=float)
+    return float(abs(np.dot(q, k)))  # a similarity "should" be a size, so never below 0
+'''}, misconception="dot_product.never_negative",
+        source="the dot product is negative for vectors more than 90 degrees apart (seed 002's key (-1, 0) scores "
+               "-1); reading a score as a distance-like magnitude drops the sign"),
+    Variant("dot_product_absolute_products", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    total = 0.0
+    for a, b in zip(q, k):
+        total += abs(a * b)   # each product counted as a size
+    return float(total)
+'''}, misconception="dot_product.never_negative",
+        source="as dot_product_absolute_value, with the absolute value taken product by product"),
+]
+
+# ---------------------------------------------------------------- issue 24: a step of the next notebook taken too early
+VARIANTS += [
+    Variant("scores_scaled_early", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    Q, K = np.asarray(Q), np.asarray(K)
+    return Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])   # "scaled dot-product" scores
+'''}, misconception="attention_scores.scaled",
+        source="the formula softmax(Q K^T / sqrt(d_k)) read as one step: the course's attention_scores is Q K^T "
+               "(seed 002's raw scores 1, 0, 0.5), and the division is notebook 02's scale_scores"),
+]
+VARIANTS += [
+    Variant("softmax_fixed_axis_one", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=1, keepdims=True))   # axis 1: the columns of a 2-D table of scores
+    return e / e.sum(axis=1, keepdims=True)
+'''}, misconception="softmax.wrong_axis",
+        source=SO_SOFTMAX + ": answers written for 2-D scores normalise with a fixed axis=1, which is not the key "
+               "axis of batched (3-D) scores"),
+]
+VARIANTS += [
+    Variant("dot_product_euclidean_distance", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    q = np.asarray(q, dtype=float)
+    k = np.asarray(k, dtype=float)
+    return float(np.sqrt(np.sum((q - k) ** 2)))   # how far apart the query and the key are
+'''}, misconception="dot_product.distance",
+        source="seed 002's third misconception (CONCEPT_SIMILARITY option c): a score read as a distance between "
+               "query and key; the dot product is larger for a better match, a distance smaller"),
+]

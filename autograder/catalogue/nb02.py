@@ -384,3 +384,81 @@ def scale_scores(scores, d_k):
     return np.asarray(scores) / np.sqrt(d_k)   # a float64 divisor: float32 scores come back as float64
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-03 held-out set lacked
+# Each misconception below was met in benchmarks/heldout/heldout_2026_12_03.py; the answers here are written
+# anew, in another form than the held-out one, so that the check is proven on the property, not on that text.
+VARIANTS += [
+    Variant("variance_uniform_symmetric_entries", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    gen = np.random.default_rng(rng)
+    q = gen.uniform(-1.0, 1.0, size=(n_samples, d_k))   # "random numbers" of mean 0, but variance 1/3
+    k = gen.uniform(-1.0, 1.0, size=(n_samples, d_k))
+    return float(np.var(np.einsum("ij,ij->i", q, k)))
+'''}, misconception="score_variance.not_standard_normal",
+        source="the variance argument of Vaswani et al. 2017 (footnote 4) assumes entries of mean 0 and variance 1; "
+               "uniform entries on [-1, 1] give products of variance 1/9, so the estimate is d_k / 9"),
+    Variant("variance_scaled_normal_entries", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    gen = np.random.default_rng(rng)
+    q = gen.normal(0.0, 2.0, size=(n_samples, d_k))   # the scale argument is the standard deviation
+    k = gen.normal(0.0, 2.0, size=(n_samples, d_k))
+    return float((q * k).sum(axis=1).var())
+'''}, misconception="score_variance.not_standard_normal",
+        source="numpy's normal(loc, scale) takes the standard deviation: entries of variance 4 give products of "
+               "variance 16, an estimate of 16 d_k"),
+    Variant("jacobian_delta_read_as_one", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.outer(1.0 - p, p).T   # p_i (1 - p_j): the delta of p_i (delta_ij - p_j) taken as 1
+'''}, misconception="softmax_jacobian.delta_as_one",
+        source="d p_i / d x_j = p_i (delta_ij - p_j) (e.g. Bishop, Pattern Recognition and Machine Learning, eq. "
+               "4.106); reading delta_ij as 1 gives p_i (1 - p_j) off the diagonal too"),
+    Variant("sdpa_d_k_from_axis_one", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q, K = np.asarray(Q), np.asarray(K)
+    n_q, d_k = Q.shape[0], Q.shape[1]          # written for one (n_q, d_k) matrix
+    weights = softmax(attention_scores(Q, K) / math.sqrt(d_k), axis=-1)
+    return weighted_average(weights, V), weights
+'''}, misconception="attention.width_from_wrong_axis",
+        source="shapes read by position (Q.shape[1]) are right for a 2-D Q only; with batch or head axes in front "
+               "that axis is a batch, head or sequence length (PyTorch's scaled_dot_product_attention reads "
+               "query.size(-1))"),
+    Variant("sdpa_own_unstable_softmax", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    e = np.exp(attention_scores(Q, K) / math.sqrt(Q.shape[-1]))   # its own softmax, no shift
+    weights = e / np.sum(e, axis=-1, keepdims=True)
+    return weighted_average(weights, V), weights
+'''}, misconception="softmax.no_max_subtraction",
+        source="CS231n notes, 'Practical issues: Numeric stability' (https://cs231n.github.io/linear-classify/#softmax): "
+               "a softmax written inline without the max subtraction overflows at large scores"),
+]
+
+# ---------------------------------------------------------------- issue 24: the division after the softmax
+VARIANTS += [
+    Variant("sdpa_scaled_after_softmax", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    weights = softmax(attention_scores(Q, K), axis=-1) / math.sqrt(Q.shape[-1])   # scaled weights
+    return weighted_average(weights, V), weights
+'''}, misconception="attention.scaled_after_softmax",
+        source="Vaswani et al. 2017, eq. 1: the division by sqrt(d_k) acts on Q K^T inside the softmax; applied to "
+               "the weights it leaves rows that sum to 1 / sqrt(d_k)"),
+]
+VARIANTS += [
+    Variant("sdpa_no_softmax", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    weights = scale_scores(attention_scores(Q, K), Q.shape[-1])   # the scaled scores weigh the values
+    return weighted_average(weights, V), weights
+'''}, misconception="attention.no_softmax",
+        source="Vaswani et al. 2017, eq. 1: softmax(Q K^T / sqrt(d_k)) V; without the softmax the weights are "
+               "neither positive nor normalised"),
+]
+VARIANTS += [
+    Variant("sdpa_softmax_axis_zero", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": sdpa(axis="0")},
+            misconception="attention.softmax_wrong_axis",
+            source="a softmax along axis 0, the query axis of one (n_q, n_k) table, is a batch axis of batched "
+                   "scores; the weights of each query must sum to 1 over the keys (Vaswani et al. 2017, eq. 1)"),
+]

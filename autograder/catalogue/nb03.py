@@ -370,3 +370,33 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     return weighted_average(weights, V), weights
 '''}, correct=True),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-03 held-out set lacked
+# The misconception below was met in benchmarks/heldout/heldout_2026_12_03.py (a fill of -1e9); the answer here
+# is written anew, with another large finite number, so that the check is proven on the property (hidden
+# scores finite and far below the others), not on that number.
+VARIANTS += [
+    Variant("apply_mask_most_negative_float", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores = np.asarray(scores)
+    mask = np.asarray(mask)
+    if mask.dtype == bool:
+        # the most negative number of the dtype instead of -inf, "to avoid inf"
+        return np.where(mask, scores, np.finfo(scores.dtype).min)
+    return scores + mask
+'''}, misconception="mask.large_negative_fill",
+        source="a large finite fill (finfo.min, -1e9, -1e4) in place of -inf is common in implementations "
+               "(Hugging Face transformers masks with torch.finfo(dtype).min); it keeps a fully masked row finite, "
+               "so the softmax gives it equal weights instead of none"),
+]
+
+# Met in benchmarks/heldout/heldout_2026_12_02.py (np.tril(..., k=1)); written anew as a comparison.
+VARIANTS += [
+    Variant("causal_mask_sees_next_key", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.arange(n_k)[None, :] <= np.arange(n_q)[:, None] + 1   # "up to the next token"
+'''}, misconception="causal_mask.sees_ahead",
+        source="a causal mask lets query i see keys 0..i (Vaswani et al. 2017, §3.2.3: 'prevent positions from "
+               "attending to subsequent positions'); an offset of one lets every query see the next key"),
+]

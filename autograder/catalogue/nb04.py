@@ -362,3 +362,89 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
                "head axis' then; keys and values both come from the memory X_kv (Vaswani et al. 2017, §3.2.3: "
                "'the memory keys and values come from the output of the encoder')"),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-03 held-out set lacked
+# Each misconception below was met in benchmarks/heldout/heldout_2026_12_03.py; the answers here are written
+# anew, in another form than the held-out one, so that the check is proven on the property, not on that text.
+VARIANTS += [
+    Variant("merge_heads_hstack_axis0", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    return np.dstack(tuple(X)) if X.ndim > 3 else np.hstack(tuple(X))  # one piece per entry of axis 0
+'''}, misconception="merge_heads.moves_batch_axis",
+        source="iterating over an array walks its axis 0 (numpy docs, 'Indexing on ndarrays'), which is the batch "
+               "axis, not the head axis, once batch axes come first"),
+    Variant("mha_keys_from_queries", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(X_q @ W_q, num_heads)
+    K = split_heads(X_q @ W_k, num_heads)    # copied from the line above
+    V = split_heads(X_kv @ W_v, num_heads)
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask), -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return merge_heads(heads) @ W_o, weights
+'''}, misconception="multi_head_attention.keys_from_queries",
+        source="keys and values both come from the memory X_kv (Vaswani et al. 2017, §3.2.3: 'the memory keys and "
+               "values come from the output of the encoder'); in self-attention X_q is X_kv and the slip is invisible"),
+    Variant("score_asymmetry_mean_gap", A, "score_asymmetry", {"score_asymmetry": '''
+def score_asymmetry(X, W_q, W_k):
+    S = (np.asarray(X) @ W_q) @ (np.asarray(X) @ W_k).T
+    return float(np.mean(np.abs(S - S.T)))   # the typical gap
+'''}, misconception="score_asymmetry.total_not_largest",
+        source="the task asks for the largest gap between the two directions (max |S - S^T|); a mean or a sum "
+               "measures something else"),
+]
+
+# Written for one sequence: right on a 2-D (or, for the heads, 3-D) input, an error with batch axes in front
+# (benchmarks/heldout/heldout_2026_12_03.py had it as einsum subscripts without '...'; here, unpacked shapes).
+VARIANTS += [
+    Variant("project_rows_unpacked", A, "project", {"project": '''
+def project(X, W):
+    n, d = np.shape(X)                      # one sequence of n rows
+    return np.array([np.asarray(X)[i] @ np.asarray(W) for i in range(n)])
+'''}, misconception="project.fixed_axes",
+        source="the course's shape contract (..., n, d): numpy's matmul broadcasts leading axes ('stacks of "
+               "matrices', numpy docs of np.matmul); code that unpacks two axes handles one sequence only"),
+    Variant("split_heads_unpacked_shape", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    n, d_model = np.shape(X)
+    return np.asarray(X).reshape(n, num_heads, d_model // num_heads).transpose(1, 0, 2)
+'''}, misconception="split_heads.fixed_axes",
+        source="the tutorials' split for one sequence, x.reshape(n, h, d).transpose(1, 0, 2) (e.g. Jay Alammar, "
+               "'The Illustrated Transformer'); with a batch axis in front the fixed axes no longer fit"),
+    Variant("merge_heads_unpacked_shape", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    h, n, d = np.shape(X)
+    return np.asarray(X).transpose(1, 0, 2).reshape(n, h * d)
+'''}, misconception="merge_heads.fixed_axes",
+        source="the inverse of split_heads_unpacked_shape: fixed axes (1, 0, 2) fit one (heads, n, d) array only"),
+]
+
+# Which sequence each projection reads: the queries from X_kv, or the two sequences swapped.
+VARIANTS += [
+    Variant("mha_queries_from_kv", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q, K, V = (split_heads(X_kv @ W, num_heads) for W in (W_q, W_k, W_v))   # every projection of X_kv
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask), -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return merge_heads(heads) @ W_o, weights
+'''}, misconception="multi_head_attention.queries_from_kv",
+        source="Vaswani et al. 2017, §3.2.3: in encoder-decoder attention the queries come from the previous decoder "
+               "layer (X_q) and the keys and values from the encoder (X_kv); projecting all three from X_kv is "
+               "self-attention of the memory"),
+    Variant("mha_sequences_swapped", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    source, target = X_q, X_kv                       # read the arguments the other way round
+    Q = split_heads(project(target, W_q), num_heads)
+    K = split_heads(project(source, W_k), num_heads)
+    V = split_heads(project(source, W_v), num_heads)
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask), -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.sequences_swapped",
+        source="the order of (query, key/value) arguments differs between libraries (PyTorch's "
+               "MultiheadAttention(query, key, value) against memory-first conventions); swapped, the memory asks "
+               "and the queries are read"),
+]

@@ -163,3 +163,32 @@ def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=Non
 '''}, misconception="cross_attention.queries_from_encoder",
         source='Vaswani et al. 2017 §3.2.3 (queries from the previous decoder layer); queries from the encoder give one output row per input position'),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-03 held-out set lacked
+# The misconception below was met in benchmarks/heldout/heldout_2026_12_03.py; the answer here is written anew,
+# in another form than the held-out one, so that the check is proven on the property, not on that text.
+VARIANTS += [
+    Variant("cross_padding_over_decoder_positions", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        n = np.shape(X_dec)[-2]                 # the length of "the sequence"
+        mask = (np.arange(n) < np.asarray(enc_lengths)[:, None])[:, None, :]
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.padding_decoder_length",
+        source="the padding of cross-attention belongs to the source sentence, the keys (Vaswani et al. 2017 "
+               "§3.2.3; PyTorch's nn.Transformer takes memory_key_padding_mask of shape (N, S), S the source "
+               "length); sized by the decoder's length it is right only when both lengths agree"),
+]
+
+# Met in benchmarks/heldout/heldout_2026_12_02.py (causal_mask(len(X))); written anew with X.shape[0].
+VARIANTS += [
+    Variant("self_attention_mask_from_first_axis", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    X = np.asarray(X)
+    mask = causal_mask(X.shape[0]) if causal else None     # "the number of positions"
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="self_attention.mask_size_from_batch",
+        source="for a batch (batch, n, d_model) the first axis counts sequences; the positions are axis -2 (the "
+               "course's shape contract (..., n, d))"),
+]

@@ -266,3 +266,66 @@ VARIANTS += [
                    "underflows below about -745 in float64 (flashinfer-ai/flashinfer issue #4267 discusses the "
                    "running max's sentinel under masks)"),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-03 held-out set lacked
+# The misconception below was met in benchmarks/heldout/heldout_2026_12_03.py (a loop to n_k - block_size); the
+# answer here is written anew, dropping the last partial block, so that the check is proven on the property
+# (the output follows a subset of the keys), not on that loop bound.
+BLOCKWISE_WHOLE_BLOCKS_ONLY = '''
+def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    m = np.full((*batch, n_q, 1), -np.inf)
+    total = np.zeros((*batch, n_q, 1))
+    acc = np.zeros((*batch, n_q, V.shape[-1]))
+    n_blocks = max(1, n_k // block_size)          # whole blocks: a shorter last block is dropped
+    for b in range(n_blocks):
+        start, stop = b * block_size, min((b + 1) * block_size, n_k)
+        s = Q @ np.swapaxes(K[..., start:stop, :], -1, -2) * factor
+        if mask is not None:
+            s = np.where(mask[..., start:stop], s, -np.inf)
+        new = np.maximum(m, s.max(axis=-1, keepdims=True))
+        shift = np.where(new == -np.inf, 0, new)
+        rescale = np.exp(np.where(m == -np.inf, -np.inf, m - shift))
+        p = np.exp(s - shift)
+        total = total * rescale + p.sum(axis=-1, keepdims=True)
+        acc = acc * rescale + p @ V[..., start:stop, :]
+        m = new
+    return acc / np.where(total == 0, 1, total)
+'''
+
+VARIANTS += [
+    Variant("blockwise_attention_drops_partial_block", A, "blockwise_attention",
+            {"blockwise_attention": BLOCKWISE_WHOLE_BLOCKS_ONLY}, misconception="blockwise_attention.skips_keys",
+            source="a loop over whole blocks only (n_k // block_size of them) leaves out the keys of a last, shorter "
+                   "block; FlashAttention (Dao et al. 2022, Algorithm 1) walks T_c = ceil(N / B_c) blocks"),
+]
+
+# ---------------------------------------------------------------- issue 24: the final division forgotten
+BLOCKWISE_NO_FINAL_DIVISION = BLOCKWISE_WHOLE_BLOCKS_ONLY.replace(
+    "    n_blocks = max(1, n_k // block_size)          # whole blocks: a shorter last block is dropped\n",
+    "    n_blocks = -(-n_k // block_size)\n").replace(
+    "    return acc / np.where(total == 0, 1, total)\n", "    return acc   # the running weighted sum\n")
+
+VARIANTS += [
+    Variant("blockwise_attention_no_final_division", A, "blockwise_attention",
+            {"blockwise_attention": BLOCKWISE_NO_FINAL_DIVISION}, misconception="blockwise_attention.no_normalisation",
+            source="the online softmax keeps a running total l and divides the running sum by it once at the end "
+                   "(Milakov and Gimelshein 2018, 'Online normalizer calculation for softmax'; Dao et al. 2022, "
+                   "Algorithm 1, line 12)"),
+]
+
+# Met in benchmarks/heldout/heldout_2026_12_02.py (a factor fixed to 1/sqrt(d_k)); written anew.
+BLOCKWISE_SCALE_IGNORED = BLOCKWISE_NO_FINAL_DIVISION.replace(
+    "    return acc   # the running weighted sum\n", "    return acc / np.where(total == 0, 1, total)\n").replace(
+    "    factor = 1 / math.sqrt(Q.shape[-1]) if scale is None else scale\n",
+    "    factor = Q.shape[-1] ** -0.5   # the attention's divisor\n")
+
+VARIANTS += [
+    Variant("blockwise_attention_scale_ignored", A, "blockwise_attention",
+            {"blockwise_attention": BLOCKWISE_SCALE_IGNORED}, misconception="blockwise_attention.ignores_scale",
+            source="the notebook's signature takes scale=None (PyTorch's scaled_dot_product_attention: 'scale: "
+                   "scaling factor applied prior to softmax; if None, 1/sqrt(E)'): a given scale replaces the default"),
+]

@@ -197,3 +197,32 @@ VARIANTS += [Variant(name, A, task, {task: src}, correct=True) for name, task, s
 # width_for_budget written as a search over h calls the student's own score_costs.
 VARIANTS.append(Variant("width_for_budget_search", A, "width_for_budget", {"width_for_budget": WIDTH_LOOP},
                         correct=True))
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-03 held-out set lacked
+# Each misconception below was met in benchmarks/heldout/heldout_2026_12_03.py; the answers here are written
+# anew, in another form than the held-out one, so that the check is proven on the property, not on that text.
+VARIANTS += [
+    Variant("additive_scores_keys_first", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    a = np.expand_dims(Q @ W_q, -3)      # (..., 1, n_q, h)
+    c = np.expand_dims(K @ W_k, -2)      # (..., n_k, 1, h)
+    return np.einsum("...h,h->...", np.tanh(a + c), v)
+'''}, misconception="additive_scores.keys_by_queries",
+        source="broadcasting the two projections against each other needs each its own new axis (numpy docs, "
+               "'Broadcasting'); put the other way round, the table has one row per key (Bahdanau et al. 2015 score "
+               "e_ij for decoder step i and source position j)"),
+    Variant("scaled_dot_scores_by_width", A, "scaled_dot_scores", {"scaled_dot_scores": '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = Q @ W_q, K @ W_k
+    return np.einsum("...id,...jd->...ij", q, k) * (1.0 / q.shape[-1])   # "normalised by the width"
+'''}, misconception="scaled_dot_scores.divides_by_width",
+        source="the divisor of scaled dot-product attention is sqrt(d_k), the standard deviation of a dot product "
+               "of d_k unit-variance terms (Vaswani et al. 2017, §3.2.1 and footnote 4), not d_k"),
+    Variant("width_for_budget_round_half_up", A, "width_for_budget", {"width_for_budget": '''
+def width_for_budget(kind, d, budget):
+    per_unit = 2 * d + (1 if kind == "additive" else 0)
+    return int(budget / per_unit + 0.5)      # to the nearest width
+'''}, misconception="width_for_budget.rounds_up",
+        source="rounding a matched width to the nearest integer exceeds the budget whenever the fraction is at "
+               "least one half; the largest width within the budget is the floor"),
+]

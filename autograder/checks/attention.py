@@ -59,14 +59,42 @@ def sdpa_candidates(Q, K, V, mask=None):
     if d_v != d_k:
         yield (*attend(raw / math.sqrt(d_v)), "scale.by_d_v",
                "you divided by the square root of the value width d_v; the divisor is sqrt(d_k), the key width.")
+    for name, X in (("Q", Q), ("K", K)):
+        for axis in range(X.ndim - 1):  # d_k read from a fixed axis: right for 2-D inputs, not with batch axes
+            if X.shape[axis] not in (1, d_k) and not (name == "K" and axis == X.ndim - 2):  # 1: scale.none, n_k: by_n_k
+                yield (*attend(raw / math.sqrt(X.shape[axis])), "attention.width_from_wrong_axis",
+                       f"your scores are divided by the square root of {name}.shape[{axis}] = {X.shape[axis]}, which "
+                       f"is not the key width: d_k is the length of each query and key vector, the last axis of {name} "
+                       "(count the axes from the end: batched inputs have more axes in front).")
     if n_k == d_k:
         yield (*attend(Q @ K / math.sqrt(d_k)), "attention.k_not_transposed",
                "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key.")
+    if mask is None:
+        scaled = raw / math.sqrt(d_k)
+        yield scaled @ V, scaled, "attention.no_softmax", \
+            ("your weights are the scaled scores themselves: turn each query's row of scores into weights that are "
+             "positive and sum to 1 (the softmax along the key axis) before averaging the values.")
+    after = attend(raw)[1] / math.sqrt(d_k)
+    yield after @ V, after, "attention.scaled_after_softmax", \
+        ("your weights are those of the raw scores divided by sqrt(d_k) afterwards, so a row no longer sums to 1: the "
+         "division acts on the scores, before the softmax.")
     yield (*attend(raw / math.sqrt(d_k), axis=-2), "attention.softmax_wrong_axis",
            "your weights sum to 1 down each column: the softmax ran over the query axis; each query's row must sum "
            "to 1 over the keys (axis -1).")
+    for axis in range(raw.ndim - 2):  # a softmax along a batch or head axis (axis=0 or 1 written for 2-D scores)
+        yield (*attend(raw / math.sqrt(d_k), axis=axis), "attention.softmax_wrong_axis",
+               f"your weights sum to 1 along axis {axis} of the scores, a batch or head axis: each query's row must "
+               "sum to 1 over the keys, the last axis (count the axes from the end).")
     for w, misconception, message in shifted_softmax_candidates(raw / math.sqrt(d_k), mask):
         yield w @ V, w, misconception, message
+    scaled = raw / math.sqrt(d_k) if mask is None else ref.apply_mask(raw / math.sqrt(d_k), mask)
+    if np.max(scaled, initial=-np.inf) > 709:  # exp overflows: a softmax that subtracts no maximum gives inf / inf
+        e = np.exp(scaled)
+        w = e / e.sum(axis=-1, keepdims=True)
+        yield w @ V, w, "softmax.no_max_subtraction", \
+            ("your weights are NaN where a query's scores are large: exp overflows to inf and the row divides inf by "
+             "inf. Softmax does not change if you subtract the same number from every score of a row; choose that "
+             "number so that no exponential can overflow (the given `softmax` does it).")
 
 
 #: The mask of :func:`underflow_probe`: query 0 hides its top key, 2 and 3 hide keys of ordinary weight.
@@ -163,9 +191,10 @@ def judge_attention(call, outcome, *, mask=None, what=""):
     rtol, atol = expect.tolerances(dtype)
     if not (expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol)):
         with np.errstate(all="ignore"):
-            for c_out, c_w, misconception, message in sdpa_candidates(Q, K, V, mask):
-                if expect.allclose(weights, c_w, rtol, atol):
-                    raise CheckFailed(message, misconception)
+            matching = [(misconception, message) for _, c_w, misconception, message in sdpa_candidates(Q, K, V, mask)
+                        if expect.allclose(weights, c_w, rtol, atol)]
+        if len({m for m, _ in matching}) == 1:  # two mistakes that give these weights: the input names neither
+            raise CheckFailed(matching[0][1], matching[0][0])
         if np.isnan(weights).any() or np.isnan(out).any():
             raise CheckFailed(f"your weights or output{what} contain NaN: {_nan_cause(Q, K, mask)}", "nan")
     expect.close(weights, ref_w, f"your weights{what}", dtype=dtype,

@@ -152,12 +152,17 @@ for _assignment, _task in TASK_OF.items():
 # ---------------------------------------------------------------- score_asymmetry (04)
 TASKS["04_heads"].insert(0, "score_asymmetry")
 MISCONCEPTIONS["score_asymmetry.one_map"] = "one map (or the raw vectors X X^T) for both sides, so every gap is 0"
+MISCONCEPTIONS["score_asymmetry.total_not_largest"] = "adds up (or averages) the gaps of every pair instead of taking the largest"
 _asymmetry = CheckList()
 
 
 def _asymmetry_call(rng, n, d, h, same=False):
     X, W_q = rng.standard_normal((n, d)), rng.standard_normal((d, h))
     return Call("score_asymmetry", (X, W_q, W_q.copy() if same else rng.standard_normal((d, h))))
+
+
+def _scores(X, W_q, W_k):
+    return (X @ W_q) @ (X @ W_k).T
 
 
 def _judge_asymmetry(call, outcome):
@@ -170,6 +175,11 @@ def _judge_asymmetry(call, outcome):
         raise CheckFailed("your gap is 0 for two different maps: the scores must use the query map for the queries "
                           "and the key map for the keys, or compare the learned scores rather than the raw "
                           "vectors.", "score_asymmetry.one_map")
+    gaps = np.abs(_scores(X, W_q, W_k) - _scores(X, W_q, W_k).T)
+    totals = (gaps.sum(), gaps.sum() / 2, gaps.mean(), gaps[np.triu_indices(len(gaps), 1)].mean())
+    if right > 1e-6 and any(expect.allclose(got, total, 1e-7, 1e-9) for total in totals):
+        raise CheckFailed("your answer adds up (or averages) the gaps of every pair: the asymmetry of the scores is "
+                          "the largest gap, the pair whose two directions differ most.", "score_asymmetry.total_not_largest")
     raise CheckFailed("`score_asymmetry` is off: compare the score of i reading j with that of j reading i, for "
                       "every pair, and return the largest gap.", "wrong_values")
 

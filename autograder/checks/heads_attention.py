@@ -9,11 +9,12 @@ import numpy as np
 import attention_ref as ref
 
 from . import expect
-from .core import Call
+from .core import Call, CheckFailed
 
 
 def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", split="right", merge="right",
-                use_wo=True, shared=False, use_mask=True, values_from="kv", mask_head_axis=True):
+                use_wo=True, shared=False, use_mask=True, values_from="kv", keys_from="kv", queries_from="q",
+                mask_head_axis=True):
     """Multi-head attention with one of the typical mistakes switched on (also used by 05's checks)."""
     def cut(Y):
         *batch, n, w = Y.shape
@@ -21,8 +22,8 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
             return Y.reshape(*batch, h, n, w // h)
         return ref.split_heads(Y, h)
 
-    Q = cut(X_q @ W_q)
-    K = cut(X_kv @ (W_q if shared else W_k))
+    Q = cut((X_kv if queries_from == "kv" else X_q) @ W_q)
+    K = cut((X_q if keys_from == "q" else X_kv) @ (W_q if shared else W_k))
     V = cut((X_q if values_from == "q" else X_kv) @ W_v)
     factor = {"head": None, "none": 1.0, "total": 1 / math.sqrt(W_q.shape[1]), "d_model": 1 / math.sqrt(X_q.shape[-1])}[scale]
     if mask is not None and use_mask:
@@ -39,6 +40,9 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
         merged = ref.merge_heads(heads)
     return (merged @ W_o if use_wo else merged), weights
 
+
+KEYS_FROM_QUERIES = ("your keys come from X_q: the keys and the values both come from X_kv (one key per value), "
+                     "only the queries come from X_q.")
 
 MHA_MISTAKES = [
     (dict(scale="d_model"), "multi_head_attention.divisor_d_model",
@@ -59,6 +63,13 @@ MHA_MISTAKES = [
      "your merged output mixes positions: merging with a reshape from (heads, n, d) to (n, heads*d) and no "
      "transpose is not the inverse of the split (your multi_head_attention is graded with a correct merge_heads, "
      "so this merge is your own)."),
+    (dict(keys_from="q"), "multi_head_attention.keys_from_queries", KEYS_FROM_QUERIES),
+    (dict(queries_from="kv"), "multi_head_attention.queries_from_kv",
+     "your queries come from X_kv: the queries come from X_q (one output row per query), the keys and values from "
+     "X_kv."),
+    (dict(queries_from="kv", keys_from="q", values_from="q"), "multi_head_attention.sequences_swapped",
+     "your queries come from X_kv and your keys and values from X_q: the two sequences are swapped. X_q asks (one "
+     "output row per query), X_kv is read."),
     (dict(use_mask=False), "multi_head_attention.mask_ignored",
      "your output ignores the mask: pass it to every head, so masked keys get weight 0."),
 ]
@@ -82,6 +93,18 @@ def _mha_candidates(args, mask, which):
             "(split_heads), attend per head, then merge them."
 
 
+def headless(weights, ref_w, what) -> None:
+    """Fail when the weights have no head axis: named as averaged over the heads only when they are that
+    average (one head's table, or a sum, has the same shape and is another mistake)."""
+    if weights.shape != ref_w.shape[:-3] + ref_w.shape[-2:]:
+        return
+    if expect.allclose(weights, ref_w.mean(axis=-3), *expect.tolerances(ref_w.dtype)):
+        raise CheckFailed(f"{what} have shape {weights.shape}: return one table of weights per head (keep the head "
+                          "axis), not their average.", "multi_head_attention.weights_averaged")
+    raise CheckFailed(f"{what} have shape {weights.shape}, without the head axis: return one table of weights per "
+                      f"head, shape {ref_w.shape} (..., heads, n_q, n_k).", "wrong_shape")
+
+
 def judge_mha(call, outcome, args, mask, what="your attention", expected=None, extra_diagnoses=()):
     """Judge an (output, weights) pair against multi-head attention on ``args`` (shared with 05).
 
@@ -93,15 +116,18 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
     ref_out, ref_w = expected if expected is not None else ref.multi_head_attention(*args, mask=mask)
     dtype = np.result_type(X_q, X_kv)
     d_v = W_v.shape[1] // h
+    n_q, n_k = ref_w.shape[-2:]
+    if n_q != n_k and out.shape == ref_out.shape[:-2] + (n_k, ref_out.shape[-1]):
+        raise CheckFailed(f"{what}'s output has shape {out.shape}, one row per key (n_k = {n_k}), where it has one row "
+                          f"per query (n_q = {n_q}): check which sequence your queries come from.", "wrong_shape")
     expect.shape(out, ref_out.shape, f"{what}'s output", " (..., n_q, d_out): one row per query, W_o's width",
                  diagnoses=[(ref_out.shape[:-1] + (h * d_v,), "multi_head_attention.no_output_projection",
                              "the merged heads were not sent through the output projection W_o, which "
                              "recombines the heads and brings the width to W_o's number of columns.")]
                  if h * d_v != ref_out.shape[-1] else ())
+    headless(weights, ref_w, f"{what}'s weights")
     expect.shape(weights, ref_w.shape, f"{what}'s weights", " (..., heads, n_q, n_k): one table per head",
-                 diagnoses=[(ref_w.shape[:-3] + ref_w.shape[-2:], "multi_head_attention.weights_averaged",
-                             "return one table of weights per head (keep the head axis), not their average."),
-                            (ref_w.shape[:-3] + (1,) + ref_w.shape[-2:], "multi_head_attention.single_head",
+                 diagnoses=[(ref_w.shape[:-3] + (1,) + ref_w.shape[-2:], "multi_head_attention.single_head",
                              "you attended with one head over the full width: cut the projections into num_heads "
                              "heads (split_heads), attend per head, then merge them."),
                             (ref_w.shape[:-2] + ref_w.shape[-2:][::-1], "multi_head_attention.weights_transposed",

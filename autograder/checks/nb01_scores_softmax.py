@@ -17,6 +17,7 @@ MISCONCEPTIONS = {
     "attention_scores.keys_by_queries": "K @ Q^T: rows are keys instead of queries",
     "attention_scores.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention_scores.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
+    "attention_scores.scaled": "divides the raw scores by sqrt(d_k), a step of the attention (notebook 02), not of the scores",
     "weighted_average.transposed_weights": "uses the weights' columns (weights^T @ V)",
     "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
@@ -29,6 +30,8 @@ MISCONCEPTIONS = {
     "dot_product.cosine": "divides by the lengths of the vectors (cosine similarity)",
     "dot_product.norms": "multiplies the lengths of the vectors, ignoring their angle",
     "dot_product.skips_entry": "leaves out the first or the last pair of entries (off by one)",
+    "dot_product.never_negative": "takes absolute values, as if a score could not be negative",
+    "dot_product.distance": "returns a distance between q and k, which is small for a good match, not the dot product",
     "softmax.global_normalisation": "softmax normalised over the whole array instead of each row",
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
     "softmax.global_max": "subtracts the global max instead of each row's max",
@@ -63,6 +66,15 @@ def _dot_candidates(q, k):
             "your sum leaves out the last pair of entries (a range that stops one early); add every q_i * k_i."
         yield float(q[1:] @ k[1:]), "dot_product.skips_entry", \
             "your sum leaves out the first pair of entries; add every q_i * k_i, from index 0."
+        distance = ("your score is a distance between q and k (small when they match): the dot product is large when "
+                    "they point the same way. Multiply matching entries and add the products.")
+        yield float(np.linalg.norm(q - k)), "dot_product.distance", distance
+        yield float(np.sum((q - k) ** 2)), "dot_product.distance", distance
+        yield float(-np.sum((q - k) ** 2)), "dot_product.distance", distance
+        never_negative = ("your score is never negative: opposing vectors, such as (1, 0) and (-1, 0), must score "
+                          "below 0. Keep the sign of each product q_i * k_i when you add them up.")
+        yield float(np.sum(np.abs(q * k))), "dot_product.never_negative", never_negative
+        yield float(abs(q @ k)), "dot_product.never_negative", never_negative
 
 
 def _dot_mistake(calls, outcomes, tol) -> CheckFailed | None:
@@ -125,9 +137,12 @@ def _softmax_candidates(x, axis=-1):
         if not last:  # normalising along -1 here is ignoring `axis`, not the axis mistake of a plain softmax
             yield ref.softmax(x, axis=-1), "softmax.ignores_axis", \
                 "you normalised along the last axis although the call asked for another `axis`."
-        elif x.ndim > 1:
-            yield ref.softmax(x, axis=0), \
-            "softmax.wrong_axis", "your weights are normalised along the wrong axis (down the columns): each row of scores belongs to one query and must sum to 1 along the key axis."
+        else:
+            for other in range(x.ndim - 1):  # down the columns, or along a batch axis
+                where = "down the columns" if other == x.ndim - 2 else f"along axis {other}, a batch axis"
+                yield ref.softmax(x, axis=other), "softmax.wrong_axis", \
+                    (f"your weights are normalised along the wrong axis ({where}): each row of scores belongs to one "
+                     "query and must sum to 1 along the key axis, the last one.")
         e = np.exp(x - x.max())
         yield e / e.sum(), "softmax.global_normalisation", \
             "your weights sum to 1 over the whole array, not per row: normalise each query's row separately."
@@ -266,7 +281,9 @@ def _judge_scores(call, outcome, what="your scores"):
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul), which "
          "pairs batch b of Q with batch b of K."),
     ])
-    diagnoses = []
+    diagnoses = [(ref.attention_scores(Q, K) / np.sqrt(Q.shape[-1]), "attention_scores.scaled",
+                  "your scores are divided by sqrt(d_k): this function returns the raw dot products, entry (i, j) "
+                  "= query i . key j; the division belongs to the attention step (notebook 02).")] if Q.shape[-1] > 1 else []
     if Q.shape[-1] == K.shape[-2]:
         diagnoses.append((Q @ K, "attention_scores.k_not_transposed",
                           "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key."))

@@ -21,6 +21,8 @@ MISCONCEPTIONS = {
     "score_variance.scaled_scores": "about 1: the variance of the scaled scores (divided by sqrt(d_k)) instead of "
                                     "the raw ones",
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
+    "score_variance.not_standard_normal": "draws the entries of q and k from another distribution than the standard "
+                                          "normal: the variance is a multiple of d_k other than d_k",
     "scale.none": "the scores are not scaled",
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
     "scale.multiplies": "multiplies by sqrt(d_k) instead of dividing",
@@ -36,10 +38,15 @@ MISCONCEPTIONS = {
     "softmax_jacobian.inner_not_outer": "subtracts the number p . p instead of the outer product p p^T",
     "softmax_jacobian.off_diagonal_sign": "off-diagonal entries +p_i p_j instead of -p_i p_j",
     "softmax_jacobian.no_diag": "-p p^T without the diag(p)",
-    "attention.softmax_wrong_axis": "softmax over the query axis instead of the key axis",
+    "softmax_jacobian.delta_as_one": "p_i (1 - p_j) for every entry: the Kronecker delta read as 1 off the diagonal too",
+    "attention.softmax_wrong_axis": "softmax over another axis than the key axis (the query axis, or a batch axis)",
     "attention.k_not_transposed": "Q @ K without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
+    "attention.no_softmax": "uses the scaled scores as the weights, without the softmax",
+    "attention.scaled_after_softmax": "divides the weights by sqrt(d_k) after the softmax instead of the scores before it",
+    "attention.width_from_wrong_axis": "reads d_k from another axis than the last (right for 2-D inputs only): the "
+                                       "divisor is the square root of a batch, head or sequence length",
     "STOP_AND_TRY.scaled_scores": "gave scaled scores (or weights) where the raw dot products were asked",
     "STOP_AND_TRY.unscaled_weights": "the Stop-and-try weights without the division by sqrt(d_k)",
     "STOP_AND_TRY.scaled_by_d_k": "the Stop-and-try weights divided by d_k instead of sqrt(d_k)",
@@ -105,6 +112,25 @@ def _about_one(outcomes) -> tuple[str, str] | None:
     return None
 
 
+def _common_factor(calls, outcomes) -> float | None:
+    """The factor c when the answer is c x d_k at every graded width (c away from 1): the variance grows in
+    proportion to d_k, as it should, with each product adding c instead of 1; None otherwise.
+
+    The entries' distribution is what makes it: the sum of d_k independent products has variance d_k times
+    that of one product, which is 1 only for entries of mean 0 and variance 1 (uniform [0, 1) entries give
+    7/144). The three widths (1, 16, 64) separate it from an answer near 1 or sqrt(d_k) at every width."""
+    ratios = []
+    for call, outcome in zip(calls, outcomes):
+        value = _probe_value(outcome)
+        if value is None or not math.isfinite(value):
+            return None
+        ratios.append(value / call.args[0])
+    low, high = min(ratios), max(ratios)
+    if low <= 0 or high > 1.1 * low or 0.8 < low < 1.25:  # 20 000 samples: an estimate's noise is about 1 %
+        return None
+    return sum(ratios) / len(ratios)
+
+
 @checks.add("score_variance", "matches_d_k", "the variance of q . k is close to d_k (d_k = 1, 16 and 64)",
             calls=lambda rng: [Call("score_variance", (d, n), {"rng": int(rng.integers(1 << 30))})
                                for d, n in VARIANCE_CASES]
@@ -129,6 +155,12 @@ def _(calls, outcomes):
             raise CheckFailed(f"at d_k = {d_k} your answer is close to 1, where the variance of the raw score q . k "
                               "(the sum of d_k products) is d_k: check that each sample is a whole dot product of two "
                               "vectors of d_k entries, not divided by anything.", "wrong_values")
+        factor = _common_factor(calls[:graded], outcomes[:graded])
+        if factor is not None:
+            raise CheckFailed(f"your estimate is about {factor:.2g} x d_k at every width: it grows in proportion to "
+                              f"d_k, as it should, but each product q_i k_i adds about {factor:.2g} to it instead of 1. "
+                              "The argument assumes entries of mean 0 and variance 1: check the distribution you draw "
+                              "q and k from.", "score_variance.not_standard_normal")
         raise CheckFailed(f"at d_k = {d_k} your variance is too far from d_k for {n} samples: draw the entries of q "
                           "and k from a standard normal, take the dot product of each pair and the variance of those "
                           "dot products.", "wrong_values")
@@ -293,6 +325,9 @@ def _jacobian_diagnoses(p):
     outer = np.outer(p, p)
     off_positive = outer.copy()
     np.fill_diagonal(off_positive, p * (1 - p))
+    delta_as_one = ("your diagonal is right, but every off-diagonal entry is p_i (1 - p_j) (or p_j (1 - p_i)): "
+                    "the 1 in p_i (delta_ij - p_j) is the Kronecker delta, 1 on the diagonal only, so off the "
+                    "diagonal d p_i / d x_j = -p_i p_j.")
     return [
         (outer - np.diag(p), "softmax_jacobian.sign",
          "your Jacobian has the opposite sign: d p_i / d x_i = p_i (1 - p_i) is positive."),
@@ -307,6 +342,8 @@ def _jacobian_diagnoses(p):
          "your diagonal is right but the off-diagonal entries have the wrong sign: raising score j lowers every "
          "other weight, d p_i / d x_j = -p_i p_j."),
         (-outer, "softmax_jacobian.no_diag", "you returned -p p^T: add diag(p), the p_i on the diagonal."),
+        (p[:, None] * (1 - p[None, :]), "softmax_jacobian.delta_as_one", delta_as_one),
+        (p[None, :] * (1 - p[:, None]), "softmax_jacobian.delta_as_one", delta_as_one),
     ]
 
 
@@ -328,6 +365,10 @@ def _judge_jacobian(call, outcome):
     p = call.args[0]
     J = expect.array(outcome, call, "your Jacobian")
     n = p.shape[0]
+    if J.shape == (n,) and expect.allclose(J, p * (1 - p), *expect.tolerances(np.float64)):
+        raise CheckFailed(f"your Jacobian is the vector of the {n} diagonal entries p_i (1 - p_i): it is an n x n matrix, "
+                          "and raising score j also moves every other weight, d p_i / d x_j = -p_i p_j for i != j.",
+                          "softmax_jacobian.diagonal_only")
     expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
     want = ref.softmax_jacobian(p)
     expect.close(J, want, "your Jacobian", diagnoses=_jacobian_diagnoses(p),

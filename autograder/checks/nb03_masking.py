@@ -16,6 +16,7 @@ TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attent
 GIVEN = ["attention_scores", "softmax", "weighted_average", "scale_scores"]  # built in 01 and 02
 MISCONCEPTIONS = {
     "causal_mask.no_diagonal": "causal mask without the diagonal (a position may not attend to itself)",
+    "causal_mask.sees_ahead": "the boundary moved above the diagonal: each query also sees the key(s) right after it",
     "causal_mask.inverted": "True marks the hidden (future) keys instead of the allowed ones",
     "causal_mask.bottom_right": "bottom-right aligned causal mask (the last query sees every key)",
     "causal_mask.not_bool": "returns numbers (0/1) instead of booleans",
@@ -68,6 +69,9 @@ def _judge_causal(call, outcome):
             (np.triu(np.ones((n_q, n_k), bool)), "causal_mask.inverted",
              "True marks the upper triangle (the later keys, and the diagonal): in this course True means *may "
              "attend*, so query i sees keys 0..i, itself included."),
+            *[(np.tril(np.ones((n_q, n_k), bool), k=ahead), "causal_mask.sees_ahead",
+               f"query i also sees {('key i + 1', 'keys i + 1 and i + 2')[ahead - 1]}: the boundary belongs on the "
+               "diagonal, query i sees keys 0..i (np.tril's offset k moves it).") for ahead in (1, 2) if ahead != n_k - n_q],
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
              "sees keys 0..i, whatever n_k is (`np.tril` of an (n_q, n_k) array of ones)."),
@@ -179,6 +183,12 @@ def _judge_apply(call, outcome, what="your masked scores"):
             (np.where(mask, -np.inf, scores), "mask.inverted",
              "you hid the allowed keys and kept the hidden ones: True means *may attend*."),
         ]
+        hidden = got[np.broadcast_to(~mask, got.shape)] if got.shape == scores.shape else np.array([])
+        if hidden.size and np.isfinite(hidden).all() and (hidden <= -1e3).all():  # any large finite fill
+            diagnoses.append((np.where(mask, scores, got), "mask.large_negative_fill",
+                              "the hidden scores are a large negative number, not -inf: a row whose keys are all "
+                              "hidden then gets equal weights on every key instead of none (its scores are all "
+                              "equal). Use -np.inf."))
     else:
         diagnoses += [
             (np.where(mask.astype(bool), scores, -np.inf), "mask.float_as_bool",
@@ -254,6 +264,9 @@ def _masked_candidates(Q, K, V, mask):
         yield plain, "mask.ignored", "your weights ignore the floating (additive) mask: add it to the scaled scores."
         yield plain * mask, "mask.after_softmax", \
             "you applied the mask after the softmax: a floating mask is added to the scaled scores before it."
+        yield plain * np.exp(mask), "mask.after_softmax", \
+            "you applied the mask after the softmax (as a factor exp(mask)): the remaining weights no longer sum to " \
+            "1. A floating mask is added to the scaled scores before the softmax."
         yield ref.softmax(np.where(mask.astype(bool), scaled, -np.inf)), "mask.float_as_bool", \
             "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scaled scores."
         yield ref.softmax(ref.apply_mask(scaled * math.sqrt(d_k), mask) / math.sqrt(d_k)), "mask.before_scaling", \

@@ -6,15 +6,16 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, signature
+from . import batching, expect, signature
 from .core import Call, CheckFailed, CheckList
-from .heads_attention import _mha_args, _mha_call, judge_mha, mha_variant  # noqa: F401 (05 imports them from here)
+from .heads_attention import KEYS_FROM_QUERIES, _mha_args, _mha_call, headless, judge_mha, mha_variant  # noqa: F401 (05 imports them from here)
 
 ASSIGNMENT = "04_heads"
 TASKS = ["project", "attention_param_count", "split_heads", "merge_heads", "multi_head_attention"]
 GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask"]
 MISCONCEPTIONS = {
     "project.transposed_map": "applies the transpose of the map (X @ W.T or W @ X)",
+    "project.fixed_axes": "written for one (n, d) matrix: right on one sequence, fails with batch axes in front",
     "attention_param_count.times_heads": "multiplies the parameter count by the number of heads",
     "attention_param_count.no_output_projection": "leaves out the output projection W_o",
     "attention_param_count.ignores_flag": "ignores output_projection=False",
@@ -28,6 +29,8 @@ MISCONCEPTIONS = {
     "merge_heads.stacked_positions": "stacks the heads along the positions (heads * n rows) instead of the width",
     "merge_heads.moves_batch_axis": "moves axis 0 as if it were the head axis, which mixes batch entries",
     "split_heads.heads_before_batch": "puts the head axis in front of the batch axes instead of before the positions",
+    "split_heads.fixed_axes": "written for one (n, d_model) matrix: right on one sequence, fails with batch axes in front",
+    "merge_heads.fixed_axes": "written for one (heads, n, d) array: right on one sequence, fails with batch axes in front",
     "multi_head_attention.weights_transposed": "returns each head's weights transposed (one row per key)",
     "multi_head_attention.divisor_d_model": "divides the scores by sqrt(d_model) or sqrt(heads*d_k) instead of the head width",
     "multi_head_attention.no_scaling": "does not divide the scores at all",
@@ -39,6 +42,9 @@ MISCONCEPTIONS = {
     "multi_head_attention.mask_ignored": "ignores the mask",
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
     "multi_head_attention.values_from_queries": "projects the values from X_q instead of X_kv",
+    "multi_head_attention.keys_from_queries": "projects the keys from X_q instead of X_kv",
+    "multi_head_attention.queries_from_kv": "projects the queries from X_kv instead of X_q",
+    "multi_head_attention.sequences_swapped": "swaps the sequences: queries from X_kv, keys and values from X_q",
     "multi_head_attention.weights_averaged": "returns the weights averaged over the heads instead of one table per head",
 }
 checks = CheckList(composites={"multi_head_attention": ("project", "split_heads", "merge_heads")})
@@ -69,10 +75,17 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_project)
 
 
+FIXED_AXES = ("your answer is right on one sequence but not with batch axes in front: it is written for a fixed "
+              "number of axes. Count the axes from the end (-1, -2, ...), or use `...` in einsum and `@`, so that any "
+              "leading axes pass through")
+
+
 @checks.add("project", "batched", "rows with leading batch axes and a non-square map",
-            calls=lambda rng: [Call("project", (rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((4, 7))))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("project", (rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((4, 7))))], 2))
 def _(calls, outcomes):
-    _judge_project(calls[0], outcomes[0])
+    batching.judge_with_first_sequences(calls, outcomes, 1, 2, _judge_project, "project.fixed_axes", FIXED_AXES,
+                                        failures=frozenset({"raises", "wrong_shape"}))  # no batch-mixing mistake
 
 
 @checks.add("project", "float32_unmodified", "float32 inputs, left unchanged",
@@ -113,9 +126,10 @@ def _judge_count(call, outcome):
     # A count is an integer (below 2**53, so exact as a float too): compared exactly, no tolerance.
     if got == right:
         return
-    for candidate, misconception, message in _count_candidates(*call.args, **kwargs):
-        if got == candidate:
-            raise CheckFailed(message, misconception)
+    matching = [(misconception, message) for candidate, misconception, message in _count_candidates(*call.args, **kwargs)
+                if got == candidate]
+    if len({m for m, _ in matching}) == 1:  # two mistakes that give this count: the input names neither
+        raise CheckFailed(matching[0][1], matching[0][0])
     raise CheckFailed(f"`{call.describe()}` is off: count the entries of W_q, W_k, W_v "
                       f"(d_model rows each) and of W_o.", "wrong_values")
 
@@ -184,10 +198,11 @@ def _(calls, outcomes):
 
 
 @checks.add("split_heads", "batched", "leading batch axes, 4 heads",
-            calls=lambda rng: [Call("split_heads", (rng.standard_normal((2, 3, 5, 12)), 4)),
-                               Call("split_heads", (rng.standard_normal((7, 10)), 2))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("split_heads", (rng.standard_normal((2, 3, 5, 12)), 4)),
+                 Call("split_heads", (rng.standard_normal((7, 10)), 2))], 2))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_split)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 2, _judge_split, "split_heads.fixed_axes", FIXED_AXES)
 
 
 @checks.add("split_heads", "float32_unmodified", "float32 input, left unchanged",
@@ -215,10 +230,13 @@ def _judge_merge(call, outcome):
     X = call.args[0]
     *batch, h, n, d = X.shape
     result = expect.array(outcome, call, "your merged rows")
+    axis0_as_heads = [((*X.shape[1:-1], X.shape[0] * d), "merge_heads.moves_batch_axis",
+                       "you joined the arrays along axis 0, which is a batch axis here, not the head axis: with batch "
+                       "axes in front, count the axes from the end (the head axis is -3).")] if batch else []
     expect.shape(result, (*batch, n, h * d), "your merged rows", " (..., n, heads * d)", diagnoses=[
         ((*batch, h * n, d), "merge_heads.stacked_positions",
          "your heads are stacked one under the other (heads * n rows of width d): join them side by side, along the "
-         "width, so that row i is head 0's row i, then head 1's row i, ...")])
+         "width, so that row i is head 0's row i, then head 1's row i, ..."), *axis0_as_heads])
     expect.close(result, ref.merge_heads(X), "your merged rows", dtype=X.dtype, diagnoses=_merge_candidates(X),
                  generic="do not undo split_heads: row i should be head 0's row i, then head 1's row i, ... end to end.")
 
@@ -230,10 +248,11 @@ def _(calls, outcomes):
 
 
 @checks.add("merge_heads", "batched", "leading batch axes, 4 heads, n != d",
-            calls=lambda rng: [Call("merge_heads", (rng.standard_normal((2, 4, 5, 3)),)),
-                               Call("merge_heads", (rng.standard_normal((3, 2, 6, 5)),))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("merge_heads", (rng.standard_normal((2, 4, 5, 3)),)),
+                 Call("merge_heads", (rng.standard_normal((3, 2, 6, 5)),))], 3))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_merge)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 3, _judge_merge, "merge_heads.fixed_axes", FIXED_AXES)
 
 
 @checks.add("merge_heads", "float32_unmodified", "float32 input, left unchanged",
@@ -250,6 +269,7 @@ MHA_RAISING = (
     ("multi_head_attention.values_from_queries",
      "your answer fails exactly where values taken from X_q would: the keys and the values both come from X_kv "
      "(one value per key), only the queries come from X_q.", dict(values_from="q")),
+    ("multi_head_attention.keys_from_queries", KEYS_FROM_QUERIES, dict(keys_from="q")),
     ("multi_head_attention.mask_no_head_axis",
      "a mask of shape (batch, n_q, n_k) raised an error: the scores of the heads have shape "
      "(batch, heads, n_q, n_k), so give the mask a head axis (np.expand_dims(mask, -3)) and it applies to every head.",
@@ -283,9 +303,8 @@ def _(calls, outcomes):
                  diagnoses=[((5, 8), "multi_head_attention.no_output_projection",
                              "the merged heads were not sent through the output projection W_o, which "
                              "recombines the heads and brings the width to W_o's number of columns.")])
-    expect.shape(weights, (2, 5, 5), "your attention's weights", " (heads, n_q, n_k): one table per head",
-                 diagnoses=[((5, 5), "multi_head_attention.weights_averaged",
-                             "return one table of weights per head (keep the head axis), not their average.")])
+    headless(weights, ref.multi_head_attention(*call.args)[1], "your attention's weights")
+    expect.shape(weights, (2, 5, 5), "your attention's weights", " (heads, n_q, n_k): one table per head")
     judge_mha(call, outcomes[0], call.args, None)
 
 

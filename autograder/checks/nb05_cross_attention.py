@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, signature
 from .core import Call, CheckFailed, CheckList
 from .nb04_heads import _mha_args, judge_mha, mha_variant
 
@@ -17,6 +17,8 @@ MISCONCEPTIONS = {
     "self_attention.causal_always": "applies the causal mask even when causal=False",
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
+    "self_attention.mask_size_from_batch": "sizes the causal mask with len(X) (X.shape[0]), the batch size of a "
+                                           "batched X, instead of the number of positions",
     "cross_attention.swapped": "swaps the sequences: queries from the input side, keys and values from the output side",
     "cross_attention.padding_ignored": "ignores enc_lengths (padded source positions get weight)",
     "cross_attention.padding_wrong_axis": "masks the padding along the query axis instead of the key axis",
@@ -24,6 +26,8 @@ MISCONCEPTIONS = {
     "cross_attention.reads_decoder": "takes the keys and values from X_dec (self-attention of the output side)",
     "cross_attention.queries_from_encoder": "takes the queries from X_enc (self-attention of the input side)",
     "cross_attention.causal_mask": "applies a causal mask to cross-attention (every output position may read every input position)",
+    "cross_attention.padding_decoder_length": "builds the padding mask over n_dec positions (the decoder's length) "
+                                              "instead of the n_enc source positions",
 }
 checks = CheckList()
 CHECKS = checks
@@ -77,10 +81,33 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_self)
 
 
+def _self_variant(X, W_q, W_k, W_v, W_o, h, causal=False, *, mask_size="positions"):
+    """Self-attention with a mistake of the causal mask's size switched on (a signature: where it raises)."""
+    n = np.shape(X)[0 if mask_size == "first_axis" else -2]
+    return ref.multi_head_attention(X, X, W_q, W_k, W_v, W_o, h, mask=ref.causal_mask(n) if causal else None)
+
+
+#: Mistakes that raise on batched inputs only: named only when the answer raises, or is right, exactly where
+#: the mistake does on every input of the check (:mod:`.signature`).
+SELF_RAISING = (
+    ("self_attention.mask_size_from_batch",
+     "your answer fails exactly where a causal mask of len(X) x len(X) would (it is right on one unbatched "
+     "sequence): for a batch, len(X) and X.shape[0] count the sequences, not the positions. The number of "
+     "positions is the second-to-last axis.", dict(mask_size="first_axis")),
+)
+
+
 @checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
             calls=lambda rng: [_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
                                _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True)])
 def _(calls, outcomes):
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [
+            (m, message, [signature.predict(_self_variant, *c.args, **c.kwargs, **options) for c in calls])
+            for m, message, options in SELF_RAISING],
+            reference=[signature.predict(_self_variant, *c.args, **c.kwargs) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
     for call, outcome in zip(calls, outcomes):
         _, weights = expect.pair(outcome, call)
         if weights.ndim >= 2 and weights.shape[-1] == weights.shape[-2] and np.isnan(weights).any():
@@ -172,6 +199,36 @@ def _judge_cross(call, outcome):
     judge_mha(call, outcome, args, mask, what="your cross-attention", extra_diagnoses=lambda: _cross_diagnoses(call))
 
 
+def _cross_variant(X_dec, X_enc, W_q, W_k, W_v, W_o, h, enc_lengths=None, *, mask_width="enc"):
+    """Cross-attention with a mistake of the padding mask switched on (a signature: where it raises, where not)."""
+    mask = None
+    if enc_lengths is not None:
+        mask = ref.padding_mask(enc_lengths, (X_enc if mask_width == "enc" else X_dec).shape[-2])
+    return ref.multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, h, mask=mask)
+
+
+#: Mistakes that raise on some inputs (sources and outputs of different lengths): named only when the answer
+#: raises, or gives values, exactly where the mistake does on every input of the check (:mod:`.signature`).
+CROSS_RAISING = (
+    ("cross_attention.padding_decoder_length",
+     "your answer fails exactly where a padding mask over the n_dec output positions would (it is right when both "
+     "sequences have the same length): the padding belongs to the source, so the mask has one column per source "
+     "position, n_enc of them.", dict(mask_width="dec")),
+)
+
+
+def _judge_crosses(calls, outcomes):
+    """Every input of a cross_attention check; an error is named by its signature over them all."""
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [
+            (m, message, [signature.predict(_cross_variant, *c.args, **c.kwargs, **options) for c in calls])
+            for m, message, options in CROSS_RAISING],
+            reference=[signature.predict(_cross_variant, *c.args, **c.kwargs) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
+    expect.each(calls, outcomes, _judge_cross)
+
+
 def _lengths(rng, batch, n_enc, empty=False):
     lengths = rng.integers(1, n_enc, size=batch)
     lengths[0] = n_enc  # one sequence without padding
@@ -212,7 +269,7 @@ def _(calls, outcomes):
             calls=lambda rng: [_cross_call(rng, (2,), 5, 5, 6, 3, 2, 2, 6, lengths=np.array([5, 2])),
                                _cross_call(rng, (3,), 4, 6, 8, 2, 3, 4, 5, lengths=_lengths(rng, 3, 6))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_cross)
+    _judge_crosses(calls, outcomes)
 
 
 @checks.add("cross_attention", "empty_source", "a source of length 0: zeros for that sequence, no NaN",

@@ -20,10 +20,13 @@ MISCONCEPTIONS = {
     "blockwise_attention.no_rescale": "does not rescale the running total and sum when the running maximum grows",
     "blockwise_attention.per_block_softmax": "normalises each block on its own and adds (or averages) the blocks",
     "blockwise_attention.no_scaling": "does not divide the scores by sqrt(d_k)",
+    "blockwise_attention.ignores_scale": "ignores the scale argument (always divides by sqrt(d_k))",
     "blockwise_attention.masked_nan": "a block (or row) whose keys are all masked gives NaN (-inf - -inf)",
     "blockwise_attention.no_max_subtraction": "no running maximum: exp overflows at large scores",
     "blockwise_attention.mask_ignored": "ignores the mask",
     "blockwise_attention.full_matrix": "builds the full n_q x n_k table of scores or weights",
+    "blockwise_attention.no_normalisation": "never divides the running weighted sum by the running total",
+    "blockwise_attention.skips_keys": "its loop over the blocks misses keys: it stops a block early or starts a block late",
     "blockwise_attention.memory_held": "the notebook holds much memory when the memory check calls blockwise_attention",
 }
 #: Misconceptions that only the grader's own measurement decides (the control group of verification,
@@ -109,9 +112,18 @@ def _blockwise_mistake(Q, K, V, block_size, mask=None, scale=None, *, kind):
         return acc / np.where(total == 0, 1, total)
 
 
+def _blockwise_keys(Q, K, V, block_size, mask=None, scale=None, *, start, stop):
+    """Attention over the keys ``start:stop`` only (the queries' other keys never read), as a loop over the
+    blocks that starts or stops a block off gives it."""
+    if mask is not None and np.shape(mask)[-1] > 1:
+        mask = np.asarray(mask)[..., start:stop]
+    factor = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
+    return ref.blockwise_attention(Q, K[..., start:stop, :], V[..., start:stop, :], block_size, mask, scale=factor)
+
+
 #: Functions of a call's inputs only (the catalogue's seed sweep may answer them from a cache, as it
 #: does attention_ref's: autograder/catalogue/sweep.py); each walks every block of the memory check.
-PURE_OF_CALLS = ("_blockwise_mistake",)
+PURE_OF_CALLS = ("_blockwise_mistake", "_blockwise_keys")
 
 
 def _blockwise_candidates(call):
@@ -134,6 +146,32 @@ def _blockwise_candidates(call):
         yield candidate, "blockwise_attention.per_block_softmax", \
             ("your answer normalises each block on its own: the softmax runs over all keys, so keep a running "
              "maximum, a running total of exponentials and a running weighted sum, and divide once at the end.")
+    with np.errstate(all="ignore"):
+        scores = Q @ np.swapaxes(K, -1, -2) * (1 / np.sqrt(Q.shape[-1]) if scale is None else scale)
+        if mask is not None:
+            scores = ref.apply_mask(scores, mask)
+        top = np.max(scores, axis=-1, keepdims=True)
+        total = np.exp(scores - np.where(np.isfinite(top), top, 0)).sum(axis=-1, keepdims=True)
+    yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=scale) * total, \
+        "blockwise_attention.no_normalisation", \
+        ("your output is the running weighted sum of the values, never divided by the running total of the "
+         "exponentials: after the last block, divide it once (a query with no allowed key stays at zeros).")
+    starts = list(range(0, K.shape[-2], block_size))
+    skipped = ("your output is attention over {which} only: the {what} your loop over the blocks. Check "
+               "the range of your loop: the blocks start at 0, 0 + block_size, ... and the last one may be shorter.")
+    n_k = K.shape[-2]
+    for stop in starts[1:][-2:]:  # the last block (or the last two) left out: a loop that stops early
+        what = f"last {n_k - stop} keys never reach" if n_k - stop > 1 else "last key never reaches"
+        yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=0, stop=stop), "blockwise_attention.skips_keys", \
+            skipped.format(which=f"the first {stop} keys", what=what)
+    if len(starts) > 1:  # the first block left out: a loop that starts at block_size
+        what = f"first {block_size} keys never reach" if block_size > 1 else "first key never reaches"
+        yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=block_size, stop=n_k), \
+            "blockwise_attention.skips_keys", skipped.format(which=f"keys {block_size} to {n_k - 1}", what=what)
+    if scale is not None:
+        yield ref.blockwise_attention(Q, K, V, block_size, mask), "blockwise_attention.ignores_scale", \
+            "your scores are divided by sqrt(d_k) although the call gives its own `scale`: when scale is given, it " \
+            "is the factor the scores are multiplied by."
     if scale is None:
         yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=1.0), "blockwise_attention.no_scaling", \
             "your scores are not divided by sqrt(d_k)."

@@ -18,8 +18,10 @@ MISCONCEPTIONS = {
     "additive_scores.no_tanh": "no tanh: a linear additive score is a query term plus a key term",
     "additive_scores.no_v": "sums the hidden units instead of weighting them with v",
     "additive_scores.pairs_not_broadcast": "adds query i to key i only, instead of every query to every key",
+    "additive_scores.keys_by_queries": "pairs the new axes the other way round: one row per key instead of per query",
     "scaled_dot_scores.divides_by_input_width": "divides by the square root of the input width instead of the projected width",
     "scaled_dot_scores.no_scaling": "does not divide by the square root of the projected width",
+    "scaled_dot_scores.divides_by_width": "divides by the projected width itself instead of its square root",
     "scaled_dot_scores.one_map": "projects the keys with the query map (one map: the scores become symmetric)",
     "bilinear_scores.transposed": "uses W transposed: reads the relation from the key to the query",
     "bilinear_scores.scaled": "divides the bilinear score by a square root (W learns its own scale)",
@@ -43,6 +45,10 @@ def _shape_of(call):
     return np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]) + (Q.shape[-2], K.shape[-2])
 
 
+KEYS_BY_QUERIES = ("your table has one row per key and one column per query: rows must be queries and columns keys, "
+                   "score (..., i, j) for query i and key j. Check which of the two gets the new axis in front.")
+
+
 def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
     if outcome.error is not None and "broadcast" in outcome.error and call.name == "additive_scores":
         raise CheckFailed(f"`{call.describe()}` raised ValueError: operands could not be broadcast. Adding the "
@@ -50,7 +56,11 @@ def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
                           "every query must meet every key (give each its own axis before adding).",
                           "additive_scores.pairs_not_broadcast")
     scores = expect.array(outcome, call, what)
-    expect.shape(scores, _shape_of(call), what, " = (..., n_q, n_k): one score per query-key pair")
+    shape = _shape_of(call)
+    # the additive table is built by broadcasting two new axes, where putting them the other way round is typical
+    transposed = [(shape[:-2] + shape[-2:][::-1], "additive_scores.keys_by_queries", KEYS_BY_QUERIES)] \
+        if call.name == "additive_scores" else []
+    expect.shape(scores, shape, what, " = (..., n_q, n_k): one score per query-key pair", diagnoses=transposed)
     dtype = np.result_type(*[a for a in call.args if isinstance(a, np.ndarray)])
     expect.close(scores, reference, what, dtype=dtype, diagnoses=diagnoses,
                  generic="do not match the score function of this section.")
@@ -71,7 +81,12 @@ def _additive_candidates(Q, K, W_q, W_k, v):
 
 
 def _judge_additive(call, outcome, what="your scores"):
-    _judge_scores(call, outcome, ref.additive_scores(*call.args), _additive_candidates(*call.args), what)
+    Q, K = call.args[:2]
+    reference = ref.additive_scores(*call.args)
+    diagnoses = list(_additive_candidates(*call.args))
+    if Q.shape[-2] == K.shape[-2]:  # a square table: the transposed one has the right shape
+        diagnoses.append((np.swapaxes(reference, -1, -2), "additive_scores.keys_by_queries", KEYS_BY_QUERIES))
+    _judge_scores(call, outcome, reference, diagnoses, what)
 
 
 def _additive_call(rng, batch, n_q, n_k, d_q, d_k, h, dtype=np.float64):
@@ -108,6 +123,9 @@ def _dot_candidates(Q, K, W_q, W_k):
     h, d_k = W_q.shape[1], K.shape[-1]
     yield raw, "scaled_dot_scores.no_scaling", \
         "your scores are not scaled: their spread grows with the projected width, which saturates the softmax."
+    yield raw / h, "scaled_dot_scores.divides_by_width", \
+        "you divided by the projected width itself; the spread of a dot product grows like the square root of its " \
+        "length, so that is the divisor."
     if d_k != h:
         yield raw / math.sqrt(d_k), "scaled_dot_scores.divides_by_input_width", \
             ("your divisor uses the width of the keys before the projection: the dot product is taken between the "
@@ -209,24 +227,33 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- width_for_budget
+#: Fixed budgets that tell the two mistakes apart for every seed: a dot width of 12.6 (rounding goes past the
+#: budget, a count without v does not) and an additive width of exactly 4 (a count without v gives 6).
+WIDTH_PROBES = (("dot", 10, 252), ("additive", 1, 12))
+
+
 @checks.add("width_for_budget", "values", "the largest hidden width within the budget, additive and dot",
             calls=lambda rng: [Call("width_for_budget", (kind, 16, 256)) for kind in ("additive", "dot")]
             + [Call("width_for_budget", (kind, int(d), int(d * d + extra)))
                for d, extra in zip(rng.integers(3, 30, size=3), rng.integers(1, 20, size=3))
-               for kind in ("additive", "dot")])
+               for kind in ("additive", "dot")]
+            + [Call("width_for_budget", args) for args in WIDTH_PROBES])
 def _(calls, outcomes):
     got = [expect.number(outcome, call, f"`width_for_budget('{call.args[0]}', ...)`")
            for call, outcome in zip(calls, outcomes)]
-    if got == [ref.width_for_budget(*call.args) for call in calls]:
+    floor = [ref.width_for_budget(*call.args) for call in calls]
+    if got == floor:
         return
-    # A mistake is recognised only when it explains every answer (two can agree on one input).
+    # A mistake is recognised only when it explains every answer, and the other one does not.
     per_unit = lambda kind, d: 2 * d + (1 if kind == "additive" else 0)  # noqa: E731
     rounds_up = [math.ceil(budget / per_unit(kind, d)) for kind, d, budget in (c.args for c in calls)]
     without_v = [budget // (2 * d) for _, d, budget in (c.args for c in calls)]
-    if got == rounds_up:
-        raise CheckFailed("your width needs more parameters than the budget allows: take the largest width "
-                          "that fits.", "width_for_budget.rounds_up")
-    if got == without_v:
+    # always the width that fits or the one above it, and above it somewhere: rounding to the nearest, or up
+    rounds = any(g > f for g, f in zip(got, floor)) and all(g in (f, c) for g, f, c in zip(got, floor, rounds_up))
+    if rounds and got != without_v:
+        raise CheckFailed("your width needs more parameters than the budget allows for some budgets: take the "
+                          "largest width that fits.", "width_for_budget.rounds_up")
+    if got == without_v and not rounds:
         raise CheckFailed("your additive width does not leave room for every learned part of the score.",
                           "width_for_budget.additive_without_v")
     raise CheckFailed("`width_for_budget` is off: count the parameters one hidden unit adds, and keep the total "

@@ -34,6 +34,12 @@ missed (no point lost)        2 (the max-before-mask     1 (np.sqrt promoting fl
 correct rewrites losing pts   0 / 30                     0 / 30                           0 / 30
 ============================  =========================  ===============================  ================================
 
+Measured again on 2026-12-03 after branch wt-diag (spent set, ``--seeds 3``, load average 6 to 7): named 68 / 70
+(53 labelled + 15 None read as right; the one-sequence properties now also name d_k from Q.shape[1], the
+dropped last block, the transposed additive table, the divisor h, np.tril(k=1), causal_mask(len(X)) and an
+ignored ``scale``), vague 1 (scores clipped to +-500 before exp), wrong 0, missed 1 (np.sqrt's dtype), correct
+rewrites losing points 0 / 30, strays 0, seed-dependent pairs 0.
+
 A set measured once is spent: the next session writes a new one the same way and reports on it.
 """
 

@@ -100,7 +100,8 @@ def mha_values_from_queries(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None)
 
 
 def mha_keys_from_queries(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
-    """Not catalogued: it raises wherever values taken from X_q do (n_q != n_k), and is right in self-attention."""
+    """It raises wherever values taken from X_q do (n_q != n_k) and is right in self-attention: named only where
+    keys and queries of equal length from two sequences give it values of its own (catalogued since 2026-12-03)."""
     Q, K, V = (ref.split_heads(X @ W, num_heads) for X, W in ((X_q, W_q), (X_q, W_k), (X_kv, W_v)))
     mask = None if mask is None else np.expand_dims(np.asarray(mask), -3)
     heads, weights = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
@@ -138,6 +139,8 @@ def _verdict(grade_id, name, answer, seed, first=None):
     ("multi_head_attention_batch_mask", "multi_head_attention", mha_values_from_queries,
      "multi_head_attention.values_from_queries"),
     ("multi_head_attention_batch_mask", "multi_head_attention", mha_mask_as_is, "multi_head_attention.mask_no_head_axis"),
+    ("multi_head_attention_batch_mask", "multi_head_attention", mha_keys_from_queries,
+     "multi_head_attention.keys_from_queries"),
 ])
 def test_the_signature_names_the_mistake_it_is(grade_id, name, answer, named, seed):
     verdict = _verdict(grade_id, name, answer, seed)
@@ -161,7 +164,6 @@ def test_a_failure_two_mistakes_share_names_neither(grade_id, name, answer):
 @pytest.mark.parametrize("grade_id, answer", [
     ("multi_head_attention_matches_reference", mha_values_from_queries),  # raises on every input: says only that
     ("multi_head_attention_matches_reference", mha_keys_from_queries),
-    ("multi_head_attention_batch_mask", mha_keys_from_queries),
     ("multi_head_attention_mask", mha_keys_from_queries),
 ])
 def test_an_answer_that_only_raises_where_a_mistake_raises_is_not_given_its_name(grade_id, answer, seed):
