@@ -37,20 +37,26 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 CHEAP = {"course", "base", "full_python"}
 
 #: The slowest groups, slowest first (``dev.py test``'s ``--durations`` list tells which they are):
-#: a group holding one of these paths is started before every other group.
+#: a group holding one of these paths is started before every other group. Ordered by the whole-suite
+#: run of 2026-12-03 (wall seconds under load 3): browser ~560, nbgrader ~550 (two nbgrader processes
+#: at once), grading ~340, kit ~545 (about 230 s of CPU less since test_equivalence computes each verdict
+#: once), catalogue ~250, validate ~120, grading/test_semester ~90, then the sandbox's and the views'
+#: classes (40-65 each).
 FIRST = [
     "browser/",
     "course/test_nbgrader.py",
-    "kit/",
     "grading/test_pipeline.py",
+    "kit/",
     "course/test_catalogue.py",
     "course/test_validate.py",
+    "grading/test_semester.py",
+    "sandbox/test_hostile_memory.py",
+    "sandbox/test_matplotlib_standin.py",
+    "sandbox/test_isolation.py",
+    "views/test_demo.py",
     "test_quickstarts.py",
     "sandbox/test_hostile.py",
-    "sandbox/test_hostile_memory.py",
-    "grading/test_semester.py",
-    "views/test_demo.py",
-    "sandbox/test_matplotlib_standin.py",
+    "sandbox/test_hostile_faults.py",
     "sandbox/test_catalogue.py",
 ]
 
