@@ -43,6 +43,9 @@ CHEAP = {"course", "base", "full_python"}
 #: once), catalogue ~250, validate ~120, grading/test_semester ~90, then the sandbox's and the views'
 #: classes (40-65 each).
 FIRST = [
+    # first within its group too: xdist hands a worker its next group while the last two tests of the
+    # current one are still to run, and this one (~200 s) would hold that group back behind it
+    "browser/test_semester.py",
     "browser/",
     "course/test_nbgrader.py",
     "grading/test_pipeline.py",
@@ -101,12 +104,13 @@ def _rank(group: str) -> int:
 
 def pytest_collection_modifyitems(config, items):
     groups = _groups(items)
-    # One group's tests keep their order; the slowest groups first, the rest in collection order.
+    # The slowest groups first, the rest in collection order.
     members: dict[str, list[str]] = {}
     for item in items:
         members.setdefault(groups[item], []).append(item.nodeid.split("::")[0])
     order = {g: (min(_rank(m) for m in mods), i) for i, (g, mods) in enumerate(members.items())}
-    items.sort(key=lambda item: order[groups[item]])
+    # Within a group the modules of FIRST come first, in its order (a module's tests stay together).
+    items.sort(key=lambda item: (order[groups[item]], _rank(item.nodeid.split("::")[0])))
     where = getattr(config, "workerinput", {}).get(GROUPS_FILE)
     if where:
         Path(where).write_text(json.dumps({item.nodeid: groups[item] for item in items}))
