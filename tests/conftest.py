@@ -16,6 +16,7 @@ hands out one group at a time, in the collected order.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -24,25 +25,42 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 
+# One BLAS thread per process, as the grader gives its kernels (autograder/sandbox/kernel.py): the suite
+# keeps every core busy with a worker each, so a second OpenBLAS thread finds no idle core and spins
+# (04 and 06 of the catalogue graded over 20 seeds: 65.8 s of CPU with OpenBLAS's default, 48.6 s with
+# one thread, under load 6.5). Set before any worker imports numpy (the workers, and the kernels and
+# nbgrader processes they start, inherit the controller's environment); a value set outside is kept.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 #: Session fixtures that cost nothing to make twice: sharing one of them does not tie tests together.
 CHEAP = {"course", "base", "full_python"}
 
 #: The slowest groups, slowest first (``dev.py test``'s ``--durations`` list tells which they are):
-#: a group holding one of these paths is started before every other group.
+#: a group holding one of these paths is started before every other group. Ordered by the whole-suite
+#: run of 2026-12-03 (wall seconds under load 3): browser ~560, nbgrader ~550 (two nbgrader processes
+#: at once), grading ~340, kit ~545 (about 230 s of CPU less since test_equivalence computes each verdict
+#: once), catalogue ~250, validate ~120, grading/test_semester ~90, then the sandbox's and the views'
+#: classes (40-65 each).
 FIRST = [
+    # first within its group too: xdist hands a worker its next group while the last two tests of the
+    # current one are still to run, and this one (~200 s) would hold that group back behind it
+    "browser/test_semester.py",
     "browser/",
     "hub/",
     "course/test_nbgrader.py",
-    "kit/",
     "grading/test_pipeline.py",
+    "kit/",
     "course/test_catalogue.py",
     "course/test_validate.py",
+    "grading/test_semester.py",
+    "sandbox/test_hostile_memory.py",
+    "sandbox/test_matplotlib_standin.py",
+    "sandbox/test_isolation.py",
+    "views/test_demo.py",
     "test_quickstarts.py",
     "sandbox/test_hostile.py",
-    "sandbox/test_hostile_memory.py",
-    "grading/test_semester.py",
-    "views/test_demo.py",
-    "sandbox/test_matplotlib_standin.py",
+    "sandbox/test_hostile_faults.py",
     "sandbox/test_catalogue.py",
 ]
 
@@ -87,12 +105,13 @@ def _rank(group: str) -> int:
 
 def pytest_collection_modifyitems(config, items):
     groups = _groups(items)
-    # One group's tests keep their order; the slowest groups first, the rest in collection order.
+    # The slowest groups first, the rest in collection order.
     members: dict[str, list[str]] = {}
     for item in items:
         members.setdefault(groups[item], []).append(item.nodeid.split("::")[0])
     order = {g: (min(_rank(m) for m in mods), i) for i, (g, mods) in enumerate(members.items())}
-    items.sort(key=lambda item: order[groups[item]])
+    # Within a group the modules of FIRST come first, in its order (a module's tests stay together).
+    items.sort(key=lambda item: (order[groups[item]], _rank(item.nodeid.split("::")[0])))
     where = getattr(config, "workerinput", {}).get(GROUPS_FILE)
     if where:
         Path(where).write_text(json.dumps({item.nodeid: groups[item] for item in items}))

@@ -31,8 +31,8 @@ def _namespace(assignment: str, answers: dict[str, str] | None = None, stub: boo
     return execute_answers(_answers_only(release))[0]
 
 
-def _kit_verdicts(kit, assignment, namespace, task):
-    data = public.load(assignment, str(kit / "site/autograder/kit/data"))
+def _kit_verdicts(kit, assignment, namespace, task, data=None):
+    data = public.load(assignment, str(kit / "site/autograder/kit/data")) if data is None else data
 
     def own(t):
         return [public.verdict(spec, namespace) for spec in data["checks"] if spec["task"] == t]
@@ -51,21 +51,25 @@ def _validate(verdicts, task, titles):
 
 
 def _compare(kit, assignment, namespace):
+    """Each task's verdicts are computed once on each side (a 06 blockwise task's cost 2 s a time, and
+    were asked for 3 times per check) and compared whole, then check by check as Validate picks them;
+    the grader's own ``validate`` runs for every check."""
     full = Grader(assignment, namespace)
+    data = public.load(assignment, str(kit / "site/autograder/kit/data"))
     for task in TASKS[assignment]:
-        want = [(v.grade_id, v.passed, v.message, v.misconception) for v in full.verdicts(task)]
-        got = [(v.grade_id, v.passed, v.message, v.misconception)
-               for v in _kit_verdicts(kit, assignment, namespace, task)]
+        grader_verdicts = full.verdicts(task)
+        kit_verdicts = _kit_verdicts(kit, assignment, namespace, task, data)
+        want = [(v.grade_id, v.passed, v.message, v.misconception) for v in grader_verdicts]
+        got = [(v.grade_id, v.passed, v.message, v.misconception) for v in kit_verdicts]
         assert got == want, task
+        public_ids = [c.grade_id for c in checks_for_task(task, assignment) if c.public]
         for check in checks_for_task(task, assignment):
-            public_ids = [c.grade_id for c in checks_for_task(task, assignment) if c.public]
             ids = [check.grade_id] if check.public else public_ids
             pick = lambda vs: [v for v in vs if v.grade_id in ids]  # noqa: E731
-            kit_titles = public.load(assignment, str(kit / "site/autograder/kit/data"))["titles"]
-            assert _validate(pick(_kit_verdicts(kit, assignment, namespace, task)), task, kit_titles) == \
-                _validate(pick(full.verdicts(task)), task, misconception_titles())
+            assert _validate(pick(kit_verdicts), task, data["titles"]) == \
+                _validate(pick(grader_verdicts), task, misconception_titles())
             # Validate passes over a composite's checks that wait for a failing helper (wording.helpers_first)
-            fails = any(not v.passed and v.misconception != wording.HELPER_FIRST for v in pick(full.verdicts(task)))
+            fails = any(not v.passed and v.misconception != wording.HELPER_FIRST for v in pick(grader_verdicts))
             with pytest.raises(CheckFailed) if fails else \
                     contextlib.nullcontext():
                 full.validate(check.grade_id)
