@@ -14,7 +14,7 @@ function uses), followed through the module it is defined in, transitively. A gr
 is reached is an error naming both (the given function needs the graded one: the notebook
 cannot give it), never a silent leak.
 
-Every package also holds ``_memo.py`` (:mod:`.memo`, verbatim): the notebook's own heavy calls of a
+Every package that gives something also holds ``_memo.py`` (:mod:`.memo`, verbatim): the notebook's own heavy calls of a
 given function are answered from ``_memo.json`` when the package has one (:func:`build_memo`).
 """
 from __future__ import annotations
@@ -109,9 +109,7 @@ def _prune(module_name: str, needed: dict[str, set[str]]) -> str:
 
 
 _INIT = '''"""attention_ref as {assignment} may use it: the building blocks it gives, nothing else."""
-{imports}
-from ._memo import serve as _serve
-{served}
+{imports}{served}
 _GIVEN = {given!r}
 _GRADED = {graded!r}
 #: Names asked of this package that it does not give, in order ("*": a star import). The sandbox's runner
@@ -169,8 +167,10 @@ def given_package(assignment: str, given: tuple[str, ...], graded: tuple[str, ..
         files[module.split(".", 1)[1].replace(".", "/") + ".py"] = source
     package = importlib.import_module(PACKAGE)
     imports = "\n".join(f"from .{getattr(package, n).__module__.split('.', 1)[1]} import {n}" for n in given)
-    served = "\n".join(f"{n} = _serve({n!r}, {n})" for n in given)
-    files["_memo.py"] = Path(memo.__file__).read_text()
+    served = ""
+    if given:  # nothing given, nothing to serve: the package then holds no code of the grader's at all
+        served = "\nfrom ._memo import serve as _serve\n" + "\n".join(f"{n} = _serve({n!r}, {n})" for n in given)
+        files["_memo.py"] = Path(memo.__file__).read_text()
     files["__init__.py"] = _INIT.format(assignment=assignment, imports=imports, served=served, given=list(given),
                                         graded=sorted(graded), given_list=", ".join(given) or "none")
     return files

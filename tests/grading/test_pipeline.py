@@ -7,7 +7,7 @@ import json
 
 import nbformat
 import pytest
-from .conftest import N_STUDENTS, comments, grades
+from .conftest import N_STUDENTS, comments, copy_course, grades
 
 from autograder import api
 from autograder.grading.minicourse import ASSIGNMENT
@@ -84,8 +84,9 @@ def test_stripped_metadata_is_put_back_and_graded(parallel_graded):
     assert {g: v for (s, g), v in ours.items() if s == "z_stripped"} == {g: v for (s, g), v in ours.items() if s == "s00"}
 
 
-def test_unchanged_submissions_are_skipped_and_force_regrades(parallel_graded):
-    root, _ = parallel_graded
+def test_unchanged_submissions_are_skipped_and_force_regrades(parallel_graded, tmp_path):
+    # A copy: s03 resubmits here, and the session's graded course is every other test's reference.
+    root = copy_course(parallel_graded[0], tmp_path / "course")
     before = grades(root)
     # one student resubmits: only that one is graded again
     path = root / "submitted" / "s03" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

@@ -146,7 +146,10 @@ CASES = [
         "import ctypes\n\ndef softmax(x, axis=-1):\n    return ctypes.string_at(0)"), {"softmax"}, {"suspect-import"},
         note="SIGSEGV"),
     Case("forged_sandbox_messages", softmax_cell(
-        "import os, sys\nos.write(int(sys.argv[-1]), (7).to_bytes(8, 'big') + b'{\"event\"')\n"),
+        # Whatever carries the runner's events (an inherited pipe, a FIFO it opened): every pipe it can write.
+        "import os, stat\nfor fd in map(int, os.listdir('/proc/self/fd')):\n    try:\n"
+        "        if stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+        "            os.write(fd, (7).to_bytes(8, 'big') + b'{\"event\"')\n    except OSError:\n        pass\n"),
         {"softmax"}, {"os-write"}, cell_error="Stopped: the cell was stopped"),
     Case("endless_loop_in_an_answer", replace_softmax(
         "def softmax(x, axis=-1):\n    while True:\n        pass"), {"softmax"}, set(), note="did not finish within 3 s"),
