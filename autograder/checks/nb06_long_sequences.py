@@ -123,13 +123,22 @@ def _blockwise_keys(Q, K, V, block_size, mask=None, scale=None, *, start, stop):
 
 #: Functions of a call's inputs only (the catalogue's seed sweep may answer them from a cache, as it
 #: does attention_ref's: autograder/catalogue/sweep.py); each walks every block of the memory check.
-PURE_OF_CALLS = ("_blockwise_mistake", "_blockwise_keys")
+#: The candidates as a whole too: every wrong variant of 06 asks for them about the same calls.
+PURE_OF_CALLS = ("_blockwise_mistake", "_blockwise_keys", "_blockwise_diagnoses")
 
 
-def _blockwise_candidates(call):
+def _blockwise_candidates(call) -> list:
     Q, K, V = call.args[:3]
     block_size = call.kwargs.get("block_size", call.args[3] if len(call.args) > 3 else 128)
-    mask, scale = call.kwargs.get("mask"), call.kwargs.get("scale")
+    return _blockwise_diagnoses(Q, K, V, block_size, call.kwargs.get("mask"), call.kwargs.get("scale"))
+
+
+def _blockwise_diagnoses(Q, K, V, block_size, mask, scale) -> list:
+    """``[(candidate output, misconception, message)]``: blockwise attention with each typical mistake."""
+    return list(_each_blockwise_diagnosis(Q, K, V, block_size, mask, scale))
+
+
+def _each_blockwise_diagnosis(Q, K, V, block_size, mask, scale):
     message = ("your blocks are combined wrongly: when a later block raises a query's running maximum m, the "
                "running total and the running weighted sum built with the old maximum must be multiplied by "
                "exp(m_old - m_new) before the new block is added.")
