@@ -53,10 +53,10 @@ def init_params(kind: str, rng: np.random.Generator, d: int, h: int) -> dict:
 def forward(kind: str, params: dict, Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, tuple]:
     """Scores (B, n_keys) of each query against its own keys, and what the backward pass reuses."""
     if kind == "bilinear":
-        return np.einsum("bd,de,bne->bn", Q, params["W"], K), ()
+        return (K @ (Q @ params["W"])[:, :, None])[..., 0], ()  # q^T W k per key, (B, n_keys)
     a, c = Q @ params["W_q"], K @ params["W_k"]  # (B, h), (B, n_keys, h)
     if kind == "dot":
-        return np.einsum("bh,bnh->bn", a, c) / math.sqrt(a.shape[-1]), (a, c)
+        return (c @ a[:, :, None])[..., 0] / math.sqrt(a.shape[-1]), (a, c)
     t = np.tanh(a[:, None, :] + c)  # one hidden vector per query-key pair
     return t @ params["v"], (a, c, t)
 
@@ -77,17 +77,21 @@ def loss_and_grads(kind: str, params: dict, task: tuple) -> tuple[float, dict]:
     g[np.arange(size), target] -= 1
     g /= size  # d loss / d score, (B, n_keys)
     if kind == "bilinear":
-        return loss, {"W": np.einsum("bd,bn,bne->de", Q, g, K)}
+        return loss, {"W": Q.T @ (g[:, None, :] @ K)[:, 0, :]}
     if kind == "dot":
         a, c = cache
         root = math.sqrt(a.shape[-1])
-        da = np.einsum("bn,bnh->bh", g, c) / root
+        da = (g[:, None, :] @ c)[:, 0, :] / root
         dc = g[..., None] * a[:, None, :] / root
-        return loss, {"W_q": Q.T @ da, "W_k": np.einsum("bnd,bnh->dh", K, dc)}
+        return loss, {"W_q": Q.T @ da, "W_k": _pairs(K).T @ _pairs(dc)}
     _, _, t = cache
     dz = g[..., None] * params["v"] * (1 - t * t)  # through v^T and tanh, (B, n_keys, h)
-    return loss, {"W_q": Q.T @ dz.sum(axis=1), "W_k": np.einsum("bnd,bnh->dh", K, dz),
-                  "v": np.einsum("bn,bnh->h", g, t)}
+    return loss, {"W_q": Q.T @ dz.sum(axis=1), "W_k": _pairs(K).T @ _pairs(dz), "v": g.reshape(-1) @ _pairs(t)}
+
+
+def _pairs(x: np.ndarray) -> np.ndarray:
+    """(B, n_keys, m) -> (B * n_keys, m): a sum over queries and keys as one matrix product (BLAS, not einsum's loops)."""
+    return x.reshape(-1, x.shape[-1])
 
 
 def accuracy(kind: str, params: dict, task: tuple) -> float:
