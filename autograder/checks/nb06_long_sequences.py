@@ -127,10 +127,11 @@ def _blockwise_keys(Q, K, V, block_size, mask=None, scale=None, *, start, stop):
 PURE_OF_CALLS = ("_blockwise_mistake", "_blockwise_keys", "_blockwise_diagnoses")
 
 
-def _blockwise_candidates(call) -> list:
+def _blockwise_candidates(call):
+    """The diagnoses of one call, computed only when a judge reads them (a right answer never does)."""
     Q, K, V = call.args[:3]
     block_size = call.kwargs.get("block_size", call.args[3] if len(call.args) > 3 else 128)
-    return _blockwise_diagnoses(Q, K, V, block_size, call.kwargs.get("mask"), call.kwargs.get("scale"))
+    yield from _blockwise_diagnoses(Q, K, V, block_size, call.kwargs.get("mask"), call.kwargs.get("scale"))
 
 
 def _blockwise_diagnoses(Q, K, V, block_size, mask, scale) -> list:

@@ -26,7 +26,7 @@ import pytest
 
 from autograder.sandbox import cgroup
 from autograder.submissions import fill, read, solution_answers
-from tests.multiuser import BIN, as_user, ensure_user
+from tests.multiuser import BIN, as_user, ensure_user, with_suite_threads
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +58,7 @@ print(json.dumps(out))
 
 
 def _env() -> dict:
-    return {"PATH": f"{BIN}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    return with_suite_threads({"PATH": f"{BIN}:/usr/bin:/bin", "LANG": "C.UTF-8"})
 
 
 def _results(course: Path) -> dict:
