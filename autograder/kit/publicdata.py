@@ -18,11 +18,13 @@ results on those inputs, and what the grader's judge says, probed here:
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 
 from ..catalogue import all_variants
+from ..catalogue.sweep import Sweep
 from ..checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, checks_for_assignment, checks_for_task, forms
 from ..checks.core import PUBLIC_SEED, Check, Outcome, check_rng, evaluate, run_calls
 from ..inprocess import execute_answers
@@ -192,7 +194,13 @@ def assignment_data(root: Path, assignment: str, tasks: list[str]) -> dict:
     """Every public check of ``assignment`` (``tasks`` in notebook order), as :func:`check_data`."""
     spaces = namespaces(root, assignment)
     checks = checks_for_assignment(assignment)
-    data = [check_data(c, spaces) for c in checks if c.public]
+    # Each check's calls drawn once, and the reference's answers about them (and the judges' pure diagnosis
+    # candidates) computed once: the probes above judge the same calls a hundred times or more (06's peak
+    # search alone: 82 verdicts on 32,768 keys).
+    sweep = Sweep(assignment)
+    with sweep.reference():
+        data = [check_data(dataclasses.replace(c, make_calls=lambda rng, calls=sweep.calls(c, PUBLIC_SEED): calls),
+                           spaces) for c in checks if c.public]
     named = set(forms.MISCONCEPTIONS_NAMED) if any(d["form"] for d in data) else set()
     for d in data:
         verdicts = [v for _, v in d["known"]] + list(d["mutation"].values()) + [d["relational"] or {}]
