@@ -8,19 +8,21 @@ Stop and try (02)
 -----------------
 The lesson's example (seed 000): the query ``(1, 0)`` and the keys ``(1, 0)``, ``(0, 1)``,
 ``(-1, 0)``, with ``d_k = 2``. A student's item is of the same kind: a 2-vector query and three
-2-vector keys with small whole-number entries, so the dot products can be done by hand. A draw is
+2-vector keys with small entries (halves from -3 to 3), so the dot products can be done by hand.
+Halves rather than whole numbers: with whole numbers 300 students shared 47 weight vectors
+(15 the same), with halves 225 (at most 4 the same), so a copied answer tells whose it is. A draw is
 kept only when it passes :func:`stop_and_try_problems` (the acceptance rule):
 
 * the query and the keys are not zero, and no two keys are equal;
-* the three raw scores differ, so there is one largest weight (whole-number scores differ by at
-  least 1: a weight ratio of at least ``exp(1/sqrt(2))`` between neighbours);
+* the three raw scores differ, so there is one largest weight;
 * one key clearly wins: its weight is at least :data:`WIN_RATIO` times the runner-up's;
 * the weights are not one-hot: every weight is at least :data:`MIN_WEIGHT` and none above :data:`MAX_WEIGHT`;
 * the winner is also the key most nearly in the query's direction (largest cosine), so "it points
   most nearly the query's way, so its dot product is the largest" explains it;
 * the catalogued mistakes stay apart from the right answer by more than :data:`APART` in some
   weight: the weights of the unscaled scores, and of the scores divided by ``d_k``;
-* it is not the lesson's own example (that one is worked in the prose).
+* it is not the lesson's own example (that one is worked in the prose), and neither its scores nor its
+  weights are the example's: the worked answer copied from the prose must not be right.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ import numpy as np
 
 ITEM = "02_scaling/stop_and_try"
 D_K = 2
-ENTRIES = 3  # entries are whole numbers in [-ENTRIES, ENTRIES]
+ENTRIES, STEP = 3, 0.5  # entries are multiples of STEP in [-ENTRIES, ENTRIES]
 WIN_RATIO = 2.0
 MIN_WEIGHT = 0.02
 MAX_WEIGHT = 0.9
@@ -108,21 +110,24 @@ def stop_and_try_problems(item: StopAndTry) -> list[str]:
             problems.append(f"the weights {what} are within {APART} of the right ones")
     if item == LESSON_STOP_AND_TRY:
         problems.append("the lesson's own example")
+    elif np.abs(scores - LESSON_STOP_AND_TRY.scores()).max() <= APART \
+            or np.abs(w - LESSON_STOP_AND_TRY.weights()).max() <= APART:
+        problems.append("the lesson's scores or weights (its worked answer would be right)")
     return problems
 
 
 def draw_stop_and_try(rng: np.random.Generator) -> StopAndTry:
     """A student's Stop-and-try item: the first draw from ``rng`` that passes :func:`stop_and_try_problems`.
 
-    Each draw takes 8 whole numbers in ``[-ENTRIES, ENTRIES]`` with ``rng.integers`` (the query, then
-    the keys row by row).
+    Each draw takes 8 multiples of ``STEP`` in ``[-ENTRIES, ENTRIES]`` with ``rng.integers`` (the query,
+    then the keys row by row).
     """
     for _ in range(MAX_DRAWS):
-        v = [float(x) for x in rng.integers(-ENTRIES, ENTRIES + 1, size=8)]
+        v = [float(x) * STEP for x in rng.integers(-round(ENTRIES / STEP), round(ENTRIES / STEP) + 1, size=8)]
         item = StopAndTry((v[0], v[1]), ((v[2], v[3]), (v[4], v[5]), (v[6], v[7])))
         if not stop_and_try_problems(item):
             return item
-    raise RuntimeError(f"no acceptable Stop-and-try item in {MAX_DRAWS} draws")  # about 1 draw in 25 passes
+    raise RuntimeError(f"no acceptable Stop-and-try item in {MAX_DRAWS} draws")  # about 1 draw in 7 passes (measured)
 
 
 #: item id -> how a student's item is drawn from their generator.
