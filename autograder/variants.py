@@ -104,7 +104,7 @@ def course_secret(course: Course, course_dir: str | Path = ".", environ=None) ->
     ------
     SecretMissing
         For a classroom course whose ``variants`` section is missing, whose variable is unset and file
-        absent, whose file is inside the course directory or unreadable, or whose secret is shorter
+        absent, whose file is inside the course directory, unreadable or readable by every user, or whose secret is shorter
         than :data:`MIN_SECRET_BYTES`. The message names the setting (``variants.secret_env`` ...).
     """
     if course.mode == "self-study":
@@ -130,12 +130,16 @@ def course_secret(course: Course, course_dir: str | Path = ".", environ=None) ->
             raise SecretMissing(f"{where}: {path} is inside the course directory, which travels with the "
                                 f"repository and the student kit; keep the secret outside it")
         try:
+            mode = path.stat().st_mode
             value = path.read_bytes().strip()
         except FileNotFoundError:
             tried.append(f"{where} names {path}, which does not exist")
         except OSError as exc:
             raise SecretMissing(f"{where}: {path} cannot be read ({type(exc).__name__}: {exc})") from None
         else:
+            if mode & 0o004:  # on a hub the students are "other users": they could derive everyone's numbers
+                raise SecretMissing(f"{where}: {path} is readable by every user of this host (mode "
+                                    f"{mode & 0o777:04o}); make it the grading account's only: chmod 600 {path}")
             return _checked(value, where, f"file {path}")
     raise SecretMissing("classroom grading needs the course secret of per-student numbers, and "
                         + "; ".join(tried) + ". Set it (e.g. `python3 -c 'import secrets; "

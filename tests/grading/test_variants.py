@@ -124,12 +124,25 @@ def test_classroom_reads_the_variable_first_then_the_file(tmp_path):
     course_dir, outside = tmp_path / "course", tmp_path / "private"
     course_dir.mkdir(), outside.mkdir()
     (outside / "secret").write_text("f" * 64 + "\n")
+    (outside / "secret").chmod(0o640)  # the grading account's (and its group's) only
     course = _course("classroom", f"variants:\n  secret_env: COURSE_SECRET\n  secret_file: {outside / 'secret'}\n")
     from_env = variants.course_secret(course, course_dir, environ={"COURSE_SECRET": "e" * 64})
     assert from_env.key == b"e" * 64 and from_env.source == "environment variable COURSE_SECRET"
     from_file = variants.course_secret(course, course_dir, environ={})
     assert from_file.key == b"f" * 64 and from_file.source == f"file {outside / 'secret'}"  # the newline stripped
     assert "f" * 16 not in repr(from_file) and "e" * 16 not in repr(from_env)  # never in a log or a traceback
+
+
+def test_a_secret_file_every_user_can_read_is_refused(tmp_path):
+    (tmp_path / "private").mkdir()
+    secret = tmp_path / "private" / "secret"
+    secret.write_text("s" * 64)
+    secret.chmod(0o644)
+    course = _course("classroom", f"variants:\n  secret_file: {secret}\n")
+    with pytest.raises(variants.SecretMissing, match=r"variants\.secret_file .* readable by every user .*0644.*chmod 600"):
+        variants.course_secret(course, tmp_path / "course", environ={})
+    secret.chmod(0o600)
+    assert variants.course_secret(course, tmp_path / "course", environ={}).key == b"s" * 64
 
 
 def test_a_secret_file_inside_the_course_directory_is_refused(tmp_path):
