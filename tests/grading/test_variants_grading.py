@@ -66,7 +66,10 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
     assert own["alice"] != own["bob"]
     alice = _answers(own["alice"])
     _submit(root, "alice", alice)
-    _submit(root, "bob", alice)   # a copy of alice's answers
+    # a copy of alice's answers, whose notebook also claims to be alice's wherever an id could be read from
+    claim = ("import os\nos.environ.update(JUPYTERHUB_USER='alice', USER='alice', LOGNAME='alice')\n"
+             "STUDENT_ID = 'alice'\n")
+    _submit(root, "bob", {**alice, "STOP_AND_TRY_SCORES": claim + alice["STOP_AND_TRY_SCORES"]})
     _submit(root, "carol", {})    # the solution notebook's answers: the lesson's worked example
     summary = api.grade(root, assignments=[AID], workers=1, progress=False)
     assert (summary.graded, summary.errors) == (3, []), summary.errors
