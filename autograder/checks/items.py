@@ -1,8 +1,9 @@
 """The per-student items (issue 22): what a student's own numbers are, and the rule every draw must pass.
 
-An item is drawn from the student's generator (:func:`autograder.variants.student_rng`); this
-module holds no secret, no reference and no answer key beyond the arithmetic of the item itself,
-so the student kit can ship it to show a student their numbers.
+An item is drawn from the student's generator (:func:`autograder.variants.student_rng`). This
+module holds no secret and no reference, but it is grader-side: the acceptance rule computes each
+item's answers (``StopAndTry.scores``, ``weights``), so the student kit must never ship it (a
+classroom kit gets each student's query and keys as data; docs/ARCHITECTURE.md, "Per-student numbers").
 
 Stop and try (02)
 -----------------
