@@ -158,6 +158,10 @@ class Variants(_Model):
                                    description="name of the environment variable that holds the course secret")
     secret_file: str | None = Field(None, description="absolute path of a file outside the course directory whose "
                                                       "contents are the course secret")
+    fingerprint: str | None = Field(None, pattern=r"^[0-9a-f]{16}$",
+                                    description="16 hex digits that identify the secret without revealing it "
+                                                "(autograder.variants.fingerprint); a classroom course needs it, "
+                                                "so that grading with another secret is refused")
 
     @field_validator("secret_file")
     @classmethod

@@ -19,7 +19,7 @@ The secret
 ----------
 ``course.yml``'s ``variants`` section names where it lives (:class:`autograder.config.Variants`):
 an environment variable of the grading account, a file outside the course directory, or both (the
-variable wins when set). :func:`course_secret` reads it. A classroom course without it refuses with
+variable wins when set), and the secret's :func:`fingerprint`, so that a wrong secret is refused. :func:`course_secret` reads it. A classroom course without it refuses with
 :class:`SecretMissing`, naming the setting; a self-study course uses :data:`PUBLIC_SECRET`, which is
 printed here on purpose: self-study grades are not for credit, and anyone can derive anyone's numbers.
 """
@@ -104,8 +104,10 @@ def course_secret(course: Course, course_dir: str | Path = ".", environ=None) ->
     ------
     SecretMissing
         For a classroom course whose ``variants`` section is missing, whose variable is unset and file
-        absent, whose file is inside the course directory, unreadable or readable by every user, or whose secret is shorter
-        than :data:`MIN_SECRET_BYTES`. The message names the setting (``variants.secret_env`` ...).
+        absent, whose file is inside the course directory, unreadable or readable by every user, whose secret
+        is shorter than :data:`MIN_SECRET_BYTES`, or whose secret's :func:`fingerprint` is not
+        ``variants.fingerprint`` (missing: the message gives the line to add). The message names the setting
+        (``variants.secret_env`` ...).
     """
     if course.mode == "self-study":
         return Secret()
@@ -120,7 +122,7 @@ def course_secret(course: Course, course_dir: str | Path = ".", environ=None) ->
         value = environ.get(settings.secret_env, "")
         if value:
             return _checked(value.encode("utf-8"), f"variants.secret_env ({COURSE_FILE})",
-                            f"environment variable {settings.secret_env}")
+                            f"environment variable {settings.secret_env}", settings.fingerprint)
         tried.append(f"variants.secret_env ({COURSE_FILE}) names the environment variable {settings.secret_env}, "
                      f"which is not set")
     if settings.secret_file is not None:
@@ -140,19 +142,35 @@ def course_secret(course: Course, course_dir: str | Path = ".", environ=None) ->
             if mode & 0o004:  # on a hub the students are "other users": they could derive everyone's numbers
                 raise SecretMissing(f"{where}: {path} is readable by every user of this host (mode "
                                     f"{mode & 0o777:04o}); make it the grading account's only: chmod 600 {path}")
-            return _checked(value, where, f"file {path}")
+            return _checked(value, where, f"file {path}", settings.fingerprint)
     raise SecretMissing("classroom grading needs the course secret of per-student numbers, and "
                         + "; ".join(tried) + ". Set it (e.g. `python3 -c 'import secrets; "
                         "print(secrets.token_hex(32))'`) and keep it: another secret gives every student "
                         "other numbers")
 
 
-def _checked(key: bytes, setting: str, source: str) -> Secret:
+def fingerprint(secret: bytes) -> str:
+    """16 hex digits that tell secrets apart without revealing them (an HMAC of a fixed message)."""
+    return hmac.new(secret, f"{DERIVATION} fingerprint".encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def _checked(key: bytes, setting: str, source: str, expected: str | None) -> Secret:
     if len(key) < MIN_SECRET_BYTES:
         raise SecretMissing(f"{setting}: the secret in the {source} is {len(key)} bytes; use at least "
                             f"{MIN_SECRET_BYTES} random bytes (e.g. 64 hex digits)")
     if key == PUBLIC_SECRET:
         raise SecretMissing(f"{setting}: the {source} holds self-study's public secret; a classroom needs its own")
+    # A wrong secret gives every student other numbers and grades them all on questions they were never
+    # asked: refused, never guessed. The fingerprint in course.yml says which secret is the course's.
+    got = fingerprint(key)
+    if expected is None:
+        raise SecretMissing(f"variants.fingerprint ({COURSE_FILE}): missing; if the secret in the {source} is the "
+                            f"course's, add `fingerprint: {got}` under `variants:` (it identifies the secret without "
+                            f"revealing it), so that grading with any other secret is refused")
+    if got != expected:
+        raise SecretMissing(f"variants.fingerprint ({COURSE_FILE}): the secret in the {source} is not this course's "
+                            f"(its fingerprint is {got}, course.yml says {expected}): with it every student would "
+                            f"be graded on numbers they were never given; set the course's secret")
     return Secret(key, source)
 
 

@@ -78,6 +78,10 @@ def test_a_numpy_that_changes_the_drawn_numbers_is_noticed():
 
 
 # ---------------------------------------------------------------- the secret: course.yml and where it lives
+def _fp(secret: bytes) -> str:
+    return _hmac_sha256(secret, b"autograder-variants/1 fingerprint").hex()[:16]
+
+
 def _course(mode="classroom", variants_yaml=""):
     # a classroom course needs due dates (config.calendar_problems)
     text = COURSE_YML.replace("    points: 4\n", "    points: 4\n    due: 2027-02-01T23:59:00Z\n")
@@ -125,9 +129,11 @@ def test_classroom_reads_the_variable_first_then_the_file(tmp_path):
     course_dir.mkdir(), outside.mkdir()
     (outside / "secret").write_text("f" * 64 + "\n")
     (outside / "secret").chmod(0o640)  # the grading account's (and its group's) only
-    course = _course("classroom", f"variants:\n  secret_env: COURSE_SECRET\n  secret_file: {outside / 'secret'}\n")
+    settings = f"variants:\n  secret_env: COURSE_SECRET\n  secret_file: {outside / 'secret'}\n"
+    course = _course("classroom", settings + f"  fingerprint: {_fp(b'e' * 64)}\n")
     from_env = variants.course_secret(course, course_dir, environ={"COURSE_SECRET": "e" * 64})
     assert from_env.key == b"e" * 64 and from_env.source == "environment variable COURSE_SECRET"
+    course = _course("classroom", settings + f"  fingerprint: {_fp(b'f' * 64)}\n")
     from_file = variants.course_secret(course, course_dir, environ={})
     assert from_file.key == b"f" * 64 and from_file.source == f"file {outside / 'secret'}"  # the newline stripped
     assert "f" * 16 not in repr(from_file) and "e" * 16 not in repr(from_env)  # never in a log or a traceback
@@ -138,7 +144,7 @@ def test_a_secret_file_every_user_can_read_is_refused(tmp_path):
     secret = tmp_path / "private" / "secret"
     secret.write_text("s" * 64)
     secret.chmod(0o644)
-    course = _course("classroom", f"variants:\n  secret_file: {secret}\n")
+    course = _course("classroom", f"variants:\n  secret_file: {secret}\n  fingerprint: {_fp(b's' * 64)}\n")
     with pytest.raises(variants.SecretMissing, match=r"variants\.secret_file .* readable by every user .*0644.*chmod 600"):
         variants.course_secret(course, tmp_path / "course", environ={})
     secret.chmod(0o600)
@@ -151,3 +157,19 @@ def test_a_secret_file_inside_the_course_directory_is_refused(tmp_path):
     course = _course("classroom", f"variants:\n  secret_file: {tmp_path / 'keys' / 'secret'}\n")
     with pytest.raises(variants.SecretMissing, match=r"variants\.secret_file .* inside the course directory"):
         variants.course_secret(course, tmp_path, environ={})
+
+
+def test_a_wrong_secret_is_refused_and_a_missing_fingerprint_says_what_to_add(tmp_path):
+    right, wrong = b"r" * 40, b"w" * 40
+    named = "variants:\n  secret_env: COURSE_SECRET\n"
+    course = _course("classroom", named + f"  fingerprint: {_fp(right)}\n")
+    assert variants.course_secret(course, tmp_path, environ={"COURSE_SECRET": right.decode()}).key == right
+    with pytest.raises(variants.SecretMissing) as err:
+        variants.course_secret(course, tmp_path, environ={"COURSE_SECRET": wrong.decode()})
+    assert str(err.value).startswith("variants.fingerprint (course.yml): the secret in the environment variable "
+                                     f"COURSE_SECRET is not this course's (its fingerprint is {_fp(wrong)}, "
+                                     f"course.yml says {_fp(right)})")
+    with pytest.raises(variants.SecretMissing, match=rf"variants\.fingerprint .*missing.*add `fingerprint: {_fp(right)}`"):
+        variants.course_secret(_course("classroom", named), tmp_path, environ={"COURSE_SECRET": right.decode()})
+    with pytest.raises(CourseConfigError, match=r"variants\.fingerprint .*should match pattern"):
+        _course("classroom", named + "  fingerprint: not-hex\n")

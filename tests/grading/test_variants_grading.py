@@ -33,7 +33,8 @@ def _course(tmp_path: Path) -> Path:
     shutil.copy(REPO / "nbgrader_config.py", root)
     text = (REPO / "course.yml").read_text()
     assert "\nmode: classroom\n" in text and "variants:" not in text
-    (root / "course.yml").write_text(text + f"variants:\n  secret_env: {SECRET_ENV}\n")
+    (root / "course.yml").write_text(text + f"variants:\n  secret_env: {SECRET_ENV}\n"
+                                            f"  fingerprint: {variants.fingerprint(SECRET.encode())}\n")
     shutil.copytree(REPO / "solutions" / AID, root / "solutions" / AID)
     return root
 
@@ -102,12 +103,17 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
         g: (1.0, False) for g in VALUES}
 
 
-def test_a_classroom_course_without_its_secret_refuses_and_records_nothing(tmp_path, monkeypatch):
+def test_a_classroom_course_without_its_secret_or_with_another_refuses_and_records_nothing(tmp_path, monkeypatch):
     root = _course(tmp_path)
     (root / "submitted" / "alice" / AID).mkdir(parents=True)
     shutil.copy(REPO / "solutions" / AID / f"{AID}.ipynb", root / "submitted" / "alice" / AID)
     monkeypatch.delenv(SECRET_ENV, raising=False)
     with pytest.raises(variants.SecretMissing, match=rf"variants\.secret_env \(course.yml\) names the environment "
                                                      rf"variable {SECRET_ENV}, which is not set"):
+        api.grade(root, assignments=[AID], workers=1, progress=False)
+    assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
+    monkeypatch.setenv(SECRET_ENV, "another secret of some other course, 0123456789")
+    with pytest.raises(variants.SecretMissing, match=r"variants\.fingerprint \(course.yml\): the secret in the "
+                                                     rf"environment variable {SECRET_ENV} is not this course's"):
         api.grade(root, assignments=[AID], workers=1, progress=False)
     assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
