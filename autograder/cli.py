@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     from .config import CourseConfigError
     from .kit.publicdata import KitBuildError
     from .sandbox.command import SandboxError
+    from .variants import SecretMissing
 
     try:
         if args.command == "generate":
@@ -77,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KitBuildError as exc:
         print(f"autograder: {exc}", file=sys.stderr)
+        return 2
+    except SecretMissing as exc:
+        print(f"autograder: refusing to grade: {exc}", file=sys.stderr)
         return 2
     print(f"graded {s.graded}, failed {s.failed}, unchanged {s.skipped} in {s.seconds:.1f} s "
           f"(seed {s.seed}); wrote {s.csv} and {s.json}")

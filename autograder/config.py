@@ -145,6 +145,42 @@ class Lms(_Model):
                                               "to the course; without it the login is the LMS id")
 
 
+class Variants(_Model):
+    """Where the course secret of per-student numbers lives (issue 22, :mod:`autograder.variants`).
+
+    The secret never lives in the repository or the student kit: the instructor keeps it in an
+    environment variable of the grading account, or in a file outside the course directory, and
+    ``course.yml`` names where. Either or both (the variable wins when it is set). Classroom grading
+    refuses to start without the secret; self-study always uses the fixed public secret.
+    """
+
+    secret_env: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                   description="name of the environment variable that holds the course secret")
+    secret_file: str | None = Field(None, description="absolute path of a file outside the course directory whose "
+                                                      "contents are the course secret")
+    fingerprint: str | None = Field(None, pattern=r"^[0-9a-f]{16}$",
+                                    description="16 hex digits that identify the secret without revealing it "
+                                                "(autograder.variants.fingerprint); a classroom course needs it, "
+                                                "so that grading with another secret is refused")
+
+    @field_validator("secret_file")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        # A relative path would be read relative to wherever the grader was started, and one inside
+        # the course directory travels with the repository and the kit: refuse both here.
+        if value is not None and not Path(value).is_absolute():
+            raise ValueError("the secret file must be an absolute path outside the course directory "
+                             "(e.g. /etc/autograder/attention.secret)")
+        return value
+
+    @model_validator(mode="after")
+    def _somewhere(self) -> "Variants":
+        if self.secret_env is None and self.secret_file is None:
+            raise ValueError("name where the course secret lives: secret_env (an environment variable) "
+                             "and/or secret_file (an absolute path outside the course directory)")
+        return self
+
+
 class Course(_Model):
     """The whole of ``course.yml``."""
 
@@ -159,6 +195,9 @@ class Course(_Model):
         "self-study", description="classroom: students get the student kit (no hidden checks, no answers; "
                                   "`autograder check` runs public checks only); self-study: the whole package "
                                   "(`autograder check` grades against the hidden checks, whose answers are readable)")
+    variants: Variants | None = Field(
+        None, description="per-student numbers (issue 22): where the course secret lives; without this section "
+                          "every student gets the lesson's shared numbers")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> "Course":

@@ -64,6 +64,8 @@ GENERIC_MISCONCEPTIONS = {
     "mutates_input": "modifies its input in place",
     "grader.incomplete": "the grader got no answer for some inputs",
     "grader.unreadable_answer": "the answer could not be read by the grader",
+    "variants.lesson_numbers": "answered the lesson's worked example instead of the student's own numbers",
+    "variants.others_numbers": "the answer fits another student's numbers, not the student's own (flagged)",
     "helper_fails_first": "a function it calls fails its own visible checks (visible checks wait for it)",
     "grader.verification_failed": "verification failed (a grader fault): the points are withheld until a regrade",
     "grader.memory_unmeasured": "the grading host could not bound the call's memory from outside the notebook: "
@@ -155,6 +157,9 @@ class Check:
     #: Other tasks of the notebook that this (composite) task calls: it is judged with the reference's
     #: versions of them substituted in the student's namespace, so a helper's bug costs the helper's points only.
     helpers: tuple[str, ...] = ()
+    #: The per-student item whose numbers this check judges (``checks/items.py``): its judge is called as
+    #: ``judge(calls, outcomes, item)``, with the student's own item, or the lesson's when grading has none.
+    item: str | None = None
 
     def __post_init__(self):
         if not self.grade_id.startswith(self.task):
@@ -183,16 +188,31 @@ def hidden_seed() -> int:
     return int(value) if value else HIDDEN_DEFAULT_SEED
 
 
-def evaluate(check: Check, executor: Callable[[Sequence[Call]], Sequence[Outcome]], seed: int) -> Verdict:
-    """Make the check's calls, run them with ``executor`` and judge the outcomes."""
+def evaluate(check: Check, executor: Callable[[Sequence[Call]], Sequence[Outcome]], seed: int,
+             items: Mapping[str, Any] | None = None) -> Verdict:
+    """Make the check's calls, run them with ``executor`` and judge the outcomes.
+
+    ``items`` (item id -> the student's item, ``checks/items.py``) are the numbers a check with an
+    ``item`` is judged on; without them such a check judges the lesson's example (shared numbers).
+    """
     calls = list(check.make_calls(check_rng(seed, check.grade_id)))
     outcomes = list(executor(calls))
+    return judge_outcomes(check, calls, outcomes, items)
+
+
+def judge_outcomes(check: Check, calls: Sequence[Call], outcomes: Sequence[Outcome],
+                   items: Mapping[str, Any] | None = None) -> Verdict:
+    """The verdict of ``check`` on outcomes already computed (see :func:`evaluate`)."""
     base = dict(grade_id=check.grade_id, task=check.task, title=check.title)
     if len(outcomes) != len(calls):
         return Verdict(**base, passed=False, message="your code did not return an answer for every input",
                        misconception="grader.incomplete")
     try:
-        check.judge(calls, outcomes)
+        if check.item is None:
+            check.judge(calls, outcomes)
+        else:
+            from .items import LESSON  # the kit's core has no items yet: imported only where an item is judged
+            check.judge(calls, outcomes, (items or {}).get(check.item, LESSON[check.item]))
     except CheckFailed as failure:
         return Verdict(**base, passed=False, message=failure.message, misconception=failure.misconception)
     except Exception as exc:  # a judge that cannot read an odd answer must not crash the grading
@@ -391,9 +411,9 @@ class CheckList(list):
         #: task -> the other tasks it calls (see :attr:`Check.helpers`)
         self.composites = {task: tuple(helpers) for task, helpers in (composites or {}).items()}
 
-    def add(self, task: str, suffix: str, title: str, *, calls, public: bool = True):
+    def add(self, task: str, suffix: str, title: str, *, calls, public: bool = True, item: str | None = None):
         def register(judge):
             self.append(Check(f"{task}_{suffix}", task, title, calls, judge, public,
-                              self.composites.get(task, ())))
+                              self.composites.get(task, ()), item))
             return judge
         return register

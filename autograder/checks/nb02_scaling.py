@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, forms, signature
+from . import expect, forms, items, signature
 from .attention import judge_attention, large_scores_qkv, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
@@ -60,8 +60,6 @@ CHECKS = checks
 SEED_Q = np.array([[1.0, 0.0]])                                  # seed 002, Example 1
 SEED_K = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
 SEED_V = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0]])        # seed 002, Example 2
-STOP_Q = np.array([1.0, 0.0])                                    # seed 000, Stop and try
-STOP_K = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
 REASONS = forms.REASONS
 RIGHT_REASON = "a"  # see the list of reasons in the notebook
 
@@ -444,11 +442,12 @@ checks.add("STOP_AND_TRY_SCORES", "format", "three numbers, one per key",
            calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])(forms.stop_and_try_scores_format)
 
 
+# Judged on the student's own item (checks/items.py; the lesson's example (seed 000) when grading has none).
 @checks.add("STOP_AND_TRY_SCORES", "values", "the raw dot products of the query with each key", public=False,
-            calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)])
-def _(calls, outcomes):
+            calls=lambda rng: [Call("STOP_AND_TRY_SCORES", value_only=True)], item=items.ITEM)
+def _(calls, outcomes, item):
     got = _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_SCORES`")
-    raw = STOP_K @ STOP_Q
+    raw = item.scores()
     if np.allclose(got, raw, atol=HAND_ATOL):
         return
     if np.allclose(got, raw / math.sqrt(2), atol=HAND_ATOL) or np.allclose(got, ref.softmax(raw / math.sqrt(2)), atol=HAND_ATOL) \
@@ -464,10 +463,10 @@ checks.add("STOP_AND_TRY_WEIGHTS", "format", "three non-negative weights that su
 
 
 @checks.add("STOP_AND_TRY_WEIGHTS", "values", "the weights of the scaled scores (d_k = 2)", public=False,
-            calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)])
-def _(calls, outcomes):
+            calls=lambda rng: [Call("STOP_AND_TRY_WEIGHTS", value_only=True)], item=items.ITEM)
+def _(calls, outcomes, item):
     got = _three_numbers(outcomes[0], calls[0], "`STOP_AND_TRY_WEIGHTS`")
-    raw = STOP_K @ STOP_Q
+    raw = item.scores()
     if np.allclose(got, ref.softmax(raw / math.sqrt(2)), atol=HAND_ATOL):
         return
     if np.allclose(got, ref.softmax(raw), atol=HAND_ATOL):
@@ -483,9 +482,9 @@ checks.add("STOP_AND_TRY_LARGEST", "format", "one of 1, 2 or 3",
 
 
 @checks.add("STOP_AND_TRY_LARGEST", "value", "the key that gets the largest weight", public=False,
-            calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)])
-def _(calls, outcomes):
-    if _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`") != 1 + int(np.argmax(STOP_K @ STOP_Q)):
+            calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)], item=items.ITEM)
+def _(calls, outcomes, item):
+    if _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`") != item.largest():
         raise CheckFailed("that key does not get the largest weight: the largest score gets the largest weight.",
                           "STOP_AND_TRY.wrong_key")
 

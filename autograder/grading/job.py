@@ -55,6 +55,8 @@ class AssignmentBundle:
     # notebook id -> the released notebook's cells (model.layout): puts back metadata another editor stripped
     layouts: dict[str, list[dict]] = field(default_factory=dict)
     kit: dict[str, bytes] = field(default_factory=dict)  # the student kit the kernel imports (autograder.kit)
+    # student id -> their per-student items (issue 22, autograder/variants.py); empty: the lesson's shared numbers
+    numbers: dict[str, dict] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,7 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
         limits = bundle.course.grading.sandbox.model_dump()
         # the sources nbgrader executed: verification must run the same cells (see _autograde)
         verdicts, flags = verification.verify(bundle.assignment_id, notebook, job.seed, limits, result.cells,
-                                              job.trusted, kept=bundle.kit.get(KEPT))
+                                              job.trusted, kept=bundle.kit.get(KEPT), numbers=_numbers(bundle, job))
         result.timing["verify"] = time.perf_counter() - t1
     result.verified = verdicts is not None
     # The kit's hidden-test call does nothing, so the kernel judged nothing, unless the grader was in the
@@ -209,6 +211,18 @@ def _grade(bundle: AssignmentBundle, job: Job) -> JobResult:
                                          f"{'late' if job.timestamp else 'on time'} (grading.unreadable_timestamp)"})
     result.timing["total"] = time.perf_counter() - t0
     return result
+
+
+def _numbers(bundle: AssignmentBundle, job: Job):
+    """The student's own items, by the id of the folder the submission was collected from (never the notebook's)."""
+    if not bundle.numbers:
+        return None
+    if job.student_id not in bundle.numbers:  # the coordinator derives every submitter's: a bug of the grader's
+        raise faults.GraderFault("no per-student numbers", f"the bundle of {bundle.assignment_id} holds no numbers "
+                                                           f"for student {job.student_id!r}")
+    from ..checks.numbers import StudentNumbers  # the checks registry: where verification runs, not on import
+
+    return StudentNumbers(job.student_id, bundle.numbers[job.student_id], bundle.numbers)
 
 
 def _autograde(bundle: AssignmentBundle, job: Job, result: JobResult) -> bytes:

@@ -13,6 +13,7 @@ from pathlib import Path
 from nbgrader.utils import parse_utc
 
 from ..config import Course, load_course, validate_course
+from ..variants import class_numbers, course_secret
 from ..notebook import model
 from . import faults, privacy, provenance
 from . import gradebook as gbk
@@ -157,7 +158,7 @@ def find_submissions(course: Course, submissions_dir: str | Path, assignments: l
     return sorted(found, key=lambda s: (s.student_id, s.assignment_id, s.notebook_id))
 
 
-def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> AssignmentBundle:
+def _bundle(course: Course, course_dir: Path, aid: str, db_url: str, numbers: dict | None = None) -> AssignmentBundle:
     """What a worker needs of assignment ``aid``: its prepared gradebook, its other files, its notebooks' cells.
 
     The cells (:func:`.model.layout`) are read from the source notebook in ``solutions/``: its
@@ -173,7 +174,20 @@ def _bundle(course: Course, course_dir: Path, aid: str, db_url: str) -> Assignme
     from ..kit.build import kernel_kit_files
 
     return AssignmentBundle(course, aid, gbk.export_assignment(db_url, course.course_id, aid), files, layouts,
-                            kernel_kit_files(course_dir, aid))
+                            kernel_kit_files(course_dir, aid), numbers or {})
+
+
+def _class_numbers(course: Course, course_dir: Path, secret, aid: str, subs) -> dict:
+    """Per-student numbers (issue 22) of ``aid`` for every submitter and roster student; empty without ``variants``.
+
+    Derived here, where the secret is: the workers get the numbers, never the secret.
+    """
+    if secret is None:
+        return {}
+    from .reports import _roster
+
+    ids = {s.student_id for s in subs if s.assignment_id == aid} | set(_roster(course, course_dir))
+    return class_numbers(secret.key, course.course_id, aid, ids)
 
 
 def _sqlite_path(db_url: str) -> Path | None:
@@ -244,7 +258,8 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     submissions_dir = Path(submissions_dir) if submissions_dir else course_dir / "submitted"
     subs = find_submissions(course, submissions_dir, assignments, provenance.load(course_dir))
     state = GradingState(course_dir / "reports")
-    bundles = {aid: _bundle(course, course_dir, aid, db_url)
+    secret = course_secret(course, course_dir) if course.variants else None  # refuses before any work
+    bundles = {aid: _bundle(course, course_dir, aid, db_url, _class_numbers(course, course_dir, secret, aid, subs))
                for aid in sorted({s.assignment_id for s in subs})}
     from ..sandbox.cgroup import bounded_by, unbounded_trees
 

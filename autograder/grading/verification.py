@@ -146,7 +146,7 @@ def load_verifier():
 
 
 def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: list[dict] | None = None,
-           trusted: bool = False, kept: bytes | None = None) -> tuple[dict | None, list[dict]]:
+           trusted: bool = False, kept: bytes | None = None, numbers=None) -> tuple[dict | None, list[dict]]:
     """Run verification on a submission: ``(verdicts, flags)``; ``(None, flags)`` when it has no checks.
 
     ``verify_submission`` raising KeyError for an assignment the registry does not know means it has no
@@ -155,6 +155,7 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
 
     ``cells`` are nbgrader's results (as for :func:`merge`). ``kept``: the student kit's ``_memo.json``
     (``sandbox/memo.py``), the results of the notebook's own heavy given calls, for the sandbox's package.
+    ``numbers``: the student's per-student items (``checks.numbers.StudentNumbers``), or None for the lesson's.
 
     Fails closed: when verification itself goes wrong (the static scan, the runner, decoding an
     answer: anything but the sandbox failing to start), every auto-graded cell gets a failed
@@ -176,7 +177,7 @@ def verify(assignment_id: str, notebook: bytes, seed: int, limits: dict, cells: 
         return None, []
     try:
         return normalise(verifier(assignment_id, notebook, seed, limits, trusted=trusted,
-                                  **({"kept": kept} if kept else {})))
+                                  **({"kept": kept} if kept else {}), **({"numbers": numbers} if numbers else {})))
     except KeyError as exc:
         if not registered(assignment_id):  # nothing to verify: the kernel's scores stand, and say so
             return None, unverified_flags(assignment_id, cells)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..checks import MODULES, checks_for_assignment
-from ..checks.core import Outcome, Verdict, check_rng, evaluate
+from ..checks.core import Outcome, Verdict, check_rng
+from ..checks.numbers import StudentNumbers, judge_with_numbers
 from ..notebook.model import NotANotebook, read_cells
 from . import cgroup
 from .command import Limits, sandbox_kind
@@ -81,7 +82,7 @@ def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, tr
 
 def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
                       limits: Limits | Mapping[str, Any] | None = None, *, trusted: bool = False,
-                      kept: bytes | None = None) -> VerificationResult:
+                      kept: bytes | None = None, numbers: StudentNumbers | None = None) -> VerificationResult:
     """Verify a submission outside the student's process.
 
     The calls of every check of ``assignment_id`` are drawn here from ``seed`` (the grading run's
@@ -92,6 +93,8 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
     grader problem: the job is retried, nothing recorded), and ``KeyError`` for an unknown
     assignment. ``trusted`` lets the subprocess fallback run as root (the demo's own notebooks).
     ``kept``: the ``_memo.json`` of the assignment's student kit (``memo.py``), given to the sandbox's package.
+    ``numbers``: the student's own per-student items (issue 22, ``checks/numbers.py``), derived by the
+    coordinator from the id of the submission's folder; without them an item's checks judge the lesson's numbers.
     """
     start = time.monotonic()
     limits = Limits.coerce(limits)
@@ -120,7 +123,8 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
     for check, ids in zip(checks, per_check):
         outcomes = judged[check.grade_id] = [
             session.outcomes.get(i, Outcome(error="NotRun: the grader got no answer for this input")) for i in ids]
-        verdicts[check.grade_id] = evaluate(check, lambda _calls, o=outcomes: o, seed)
+        verdicts[check.grade_id], found = judge_with_numbers(check, [calls[i][1] for i in ids], outcomes, numbers)
+        flags += found
     flags += _unmeasured_flags(verdicts) + runtime_flags(cells, session.cell_errors, session.refused, verdicts,
                                                          judged, given, graded, assignment_id)
     return VerificationResult(assignment_id, verdicts, flags, None, session.sandbox, time.monotonic() - start,

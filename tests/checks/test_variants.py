@@ -1,0 +1,148 @@
+"""Each student their own Stop-and-try numbers (issue 22): the draw over 300 ids, and the grader's verdicts on them.
+
+Expected values are computed here with plain arithmetic (the dot product written out, the softmax from
+``math.exp``), not with ``checks/items.py``'s methods.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from autograder.checks import CHECKS
+from autograder.checks.core import Call, Outcome
+from autograder.checks.items import (ITEM, LESSON_STOP_AND_TRY, StopAndTry, draw_stop_and_try,
+                                     stop_and_try_problems)
+from autograder.checks.numbers import StudentNumbers, judge_with_numbers
+from autograder.variants import class_numbers, student_rng
+
+SECRET = b"a test secret of the course, 0123456789"
+COURSE = "attention-arithmetic"
+IDS = [f"student{i:03d}" for i in range(300)]
+
+
+def _scores(item):
+    (qx, qy), keys = item.query, item.keys
+    return [qx * kx + qy * ky for kx, ky in keys]
+
+
+def _weights(scores, divisor=math.sqrt(2)):
+    e = [math.exp(s / divisor) for s in scores]
+    return [x / sum(e) for x in e]
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    return {sid: draw_stop_and_try(student_rng(SECRET, COURSE, ITEM, sid)) for sid in IDS}
+
+
+def test_300_students_get_300_different_items_each_with_a_clear_winner_and_no_one_hot_weights(drawn):
+    assert len({(item.query, item.keys) for item in drawn.values()}) == len(IDS)
+    for sid, item in drawn.items():
+        scores = _scores(item)
+        assert all(float(2 * x).is_integer() and abs(x) <= 3 for x in (*item.query, *sum(item.keys, ()))), item
+        w = sorted(_weights(scores), reverse=True)
+        assert len(set(scores)) == 3 and w[0] >= 2 * w[1], (sid, item, w)  # one key clearly wins
+        assert 0.02 <= w[2] and w[0] <= 0.9, (sid, item, w)  # not one-hot
+        assert item != LESSON_STOP_AND_TRY and scores != [1.0, 0.0, -1.0]  # the lesson's worked answer is wrong
+        assert max(abs(a - b) for a, b in zip(_weights(scores), [0.576, 0.284, 0.140])) > 0.05
+    winners = [1 + max(range(3), key=lambda i: _scores(item)[i]) for item in drawn.values()]
+    assert {winners.count(k) for k in (1, 2, 3)} and min(winners.count(k) for k in (1, 2, 3)) > 60  # any key can win
+
+
+@pytest.mark.parametrize("item, why", [
+    (StopAndTry((1.0, 0.0), ((3.0, 0.0), (-3.0, 0.0), (0.0, 1.0))), "nearly one-hot"),   # scores 3, -3, 0
+    (StopAndTry((1.0, 0.0), ((1.0, 0.0), (1.0, 2.0), (0.0, 1.0))), "two equal scores"),
+    (StopAndTry((1.0, 1.0), ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0))), "two equal scores"),
+    (StopAndTry((0.0, 0.0), ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0))), "zero"),
+    (StopAndTry((1.0, 0.0), ((1.0, 0.0), (1.0, 0.0), (-1.0, 0.0))), "two equal keys"),
+    (StopAndTry((1.0, 0.0), ((1.0, 0.0), (3.0, 3.0), (-1.0, 0.0))), "most nearly in the query's direction"),
+    (LESSON_STOP_AND_TRY, "the lesson's own example"),
+    (StopAndTry((1.0, 0.0), ((3.0, 0.0), (2.0, 1.0), (1.0, -1.0))), "the lesson's scores or weights"),  # 3, 2, 1
+])
+def test_the_acceptance_rule_refuses_what_would_hide_the_lesson(item, why):
+    problems = stop_and_try_problems(item)
+    assert any(why in p for p in problems), problems
+    if why == "the lesson's scores or weights":
+        assert len(problems) == 1  # refused for that reason alone
+
+
+def _value(name, value):
+    return [Call(name, value_only=True)], [Outcome(value=value)]
+
+
+def _verdict(grade_id, value, numbers):
+    calls, outcomes = _value(grade_id.rsplit("_", 1)[0], value)
+    return judge_with_numbers(CHECKS[grade_id], calls, outcomes, numbers)
+
+
+@pytest.fixture(scope="module")
+def numbers():
+    everyone = class_numbers(SECRET, COURSE, "02_scaling", IDS)
+    return {sid: StudentNumbers(sid, everyone[sid], everyone) for sid in IDS}
+
+
+def test_every_student_gets_full_marks_for_their_own_right_answers(drawn, numbers):
+    for sid in IDS:
+        scores = _scores(drawn[sid])
+        answers = {"STOP_AND_TRY_SCORES_values": scores,
+                   "STOP_AND_TRY_WEIGHTS_values": tuple(round(w, 3) for w in _weights(scores)),  # typed by hand
+                   "STOP_AND_TRY_LARGEST_value": 1 + scores.index(max(scores))}
+        for grade_id, answer in answers.items():
+            verdict, flags = _verdict(grade_id, answer, numbers[sid])
+            assert verdict.passed and not flags, (sid, grade_id, verdict.message)
+
+
+def test_the_typical_mistakes_are_named_on_every_students_numbers(drawn, numbers):
+    for sid in IDS:
+        scores = _scores(drawn[sid])
+        for grade_id, answer, named in [
+                ("STOP_AND_TRY_WEIGHTS_values", _weights(scores, 1.0), "STOP_AND_TRY.unscaled_weights"),
+                ("STOP_AND_TRY_WEIGHTS_values", _weights(scores, 2.0), "STOP_AND_TRY.scaled_by_d_k"),
+                ("STOP_AND_TRY_SCORES_values", [s / math.sqrt(2) for s in scores], "STOP_AND_TRY.scaled_scores")]:
+            verdict, flags = _verdict(grade_id, answer, numbers[sid])
+            assert not verdict.passed and verdict.misconception == named and not flags, (sid, grade_id, verdict)
+
+
+def test_a_classmates_right_answers_score_0_with_a_flag_naming_whose_numbers_they_are(drawn, numbers):
+    copied = 0
+    for thief, victim in zip(IDS[:25], IDS[25:50]):
+        theirs = _scores(drawn[victim])
+        if theirs == _scores(drawn[thief]):
+            continue  # the same scores from other keys: right on the copier's own numbers too
+        copied += 1
+        for grade_id, answer in [("STOP_AND_TRY_SCORES_values", theirs),
+                                 ("STOP_AND_TRY_WEIGHTS_values", _weights(theirs))]:
+            verdict, flags = _verdict(grade_id, answer, numbers[thief])
+            own_weights = _weights(_scores(drawn[thief]))
+            if grade_id.startswith("STOP_AND_TRY_WEIGHTS") and np.allclose(own_weights, _weights(theirs), atol=5e-3):
+                assert verdict.passed  # shifted scores give the same weights: a right answer on one's own numbers
+                continue
+            assert not verdict.passed and verdict.misconception == "variants.others_numbers", (thief, verdict)
+            assert len(flags) == 1 and flags[0]["kind"] == "another student's numbers", flags
+            assert victim in flags[0]["evidence"] and thief in flags[0]["evidence"]
+            assert victim not in flags[0]["advice"] and victim not in verdict.message  # the student is not told whose
+    assert copied >= 20
+
+
+def test_the_lessons_example_answered_instead_of_ones_own_is_named_without_a_flag(numbers):
+    lesson = _scores(LESSON_STOP_AND_TRY)  # seed 000: q = (1, 0), keys (1, 0), (0, 1), (-1, 0)
+    assert lesson == [1.0, 0.0, -1.0]
+    for sid in IDS[:30]:
+        for grade_id, answer in [("STOP_AND_TRY_SCORES_values", lesson),
+                                 ("STOP_AND_TRY_WEIGHTS_values", [0.576, 0.284, 0.140])]:  # the lesson's rubric
+            verdict, flags = _verdict(grade_id, answer, numbers[sid])
+            assert verdict.misconception == "variants.lesson_numbers" and not flags, (sid, verdict)
+
+
+def test_a_wrong_answer_that_fits_nobody_is_plain_wrong(numbers):
+    verdict, flags = _verdict("STOP_AND_TRY_SCORES_values", [100.0, 200.0, 300.0], numbers[IDS[0]])
+    assert verdict.misconception == "wrong_values" and not flags
+
+
+def test_without_numbers_the_checks_judge_the_lessons_example_as_before():
+    assert _verdict("STOP_AND_TRY_SCORES_values", [1.0, 0.0, -1.0], None)[0].passed
+    assert _verdict("STOP_AND_TRY_WEIGHTS_values", [0.576, 0.284, 0.140], None)[0].passed
+    assert _verdict("STOP_AND_TRY_LARGEST_value", 1, None)[0].passed
+    assert not _verdict("STOP_AND_TRY_LARGEST_value", 2, None)[0].passed

@@ -1,0 +1,119 @@
+"""Per-student numbers through the whole grader (issue 22): the real 02 notebook, three students, one secret.
+
+alice answers her own Stop-and-try numbers, bob hands in alice's answers, carol the lesson's worked
+example. Each is judged on the numbers of the folder nbgrader collected the notebook from: alice gets
+full marks, bob loses the values that are alice's with a flag naming her, carol is told she answered
+the lesson's example. Expected values are computed here from the drawn query and keys with ``math``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import api, submissions, variants
+from autograder.checks.items import ITEM
+
+from .conftest import grades
+
+REPO = Path(__file__).resolve().parents[2]
+AID = "02_scaling"
+SECRET_ENV = "AUTOGRADER_TEST_COURSE_SECRET"
+SECRET = "a test secret of the course, 0123456789abcdef"
+VALUES = ("STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values", "STOP_AND_TRY_LARGEST_value")
+
+
+def _course(tmp_path: Path) -> Path:
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    text = (REPO / "course.yml").read_text()
+    assert "\nmode: classroom\n" in text and "variants:" not in text
+    (root / "course.yml").write_text(text + f"variants:\n  secret_env: {SECRET_ENV}\n"
+                                            f"  fingerprint: {variants.fingerprint(SECRET.encode())}\n")
+    shutil.copytree(REPO / "solutions" / AID, root / "solutions" / AID)
+    return root
+
+
+def _answers(item) -> dict[str, str]:
+    (qx, qy), keys = item.query, item.keys
+    scores = [qx * kx + qy * ky for kx, ky in keys]
+    e = [math.exp(s / math.sqrt(2)) for s in scores]
+    weights = [round(x / sum(e), 3) for x in e]
+    return {"STOP_AND_TRY_SCORES": f"STOP_AND_TRY_SCORES = {scores!r}\n",
+            "STOP_AND_TRY_WEIGHTS": f"STOP_AND_TRY_WEIGHTS = {weights!r}\n",
+            "STOP_AND_TRY_LARGEST": f"STOP_AND_TRY_LARGEST = {1 + scores.index(max(scores))}\n"}
+
+
+def _submit(root: Path, sid: str, answers: dict[str, str]) -> None:
+    source = submissions.read(root / "solutions" / AID / f"{AID}.ipynb")
+    release = submissions.read(root / "assignments" / AID / f"{AID}.ipynb")
+    nb = submissions.fill(release, {**submissions.solution_answers(source), **answers})
+    (root / "submitted" / sid / AID).mkdir(parents=True)
+    nbformat.write(nb, root / "submitted" / sid / AID / f"{AID}.ipynb")
+
+
+@pytest.mark.slow
+def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, monkeypatch):
+    root = _course(tmp_path)
+    api.generate(root, [AID])
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    own = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM]
+           for sid in ("alice", "bob", "carol")}
+    assert own["alice"] != own["bob"]
+    alice = _answers(own["alice"])
+    _submit(root, "alice", alice)
+    # a copy of alice's answers, whose notebook also claims to be alice's wherever an id could be read from
+    claim = ("import os\nos.environ.update(JUPYTERHUB_USER='alice', USER='alice', LOGNAME='alice')\n"
+             "STUDENT_ID = 'alice'\n")
+    _submit(root, "bob", {**alice, "STOP_AND_TRY_SCORES": claim + alice["STOP_AND_TRY_SCORES"]})
+    _submit(root, "carol", {})    # the solution notebook's answers: the lesson's worked example
+    summary = api.grade(root, assignments=[AID], workers=1, progress=False)
+    assert (summary.graded, summary.errors) == (3, []), summary.errors
+    subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    cells = {sid: {c["grade_id"]: c for c in s["cells"]} for sid, s in subs.items()}
+    if not subs["alice"]["verified"]:
+        pytest.skip("verification (the sandbox of issue 5) is not installed here")  # pragma: no cover
+
+    auto = [c for c in cells["alice"].values() if not c["manual"]]
+    assert auto and all(c["passed"] for c in auto), [c["grade_id"] for c in auto if not c["passed"]]
+
+    bob_scores = _answers(own["bob"])["STOP_AND_TRY_SCORES"]
+    assert bob_scores != alice["STOP_AND_TRY_SCORES"]  # else copying would be right on bob's numbers too
+    for grade_id in ("STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values"):
+        assert cells["bob"][grade_id]["score"] == 0
+        assert cells["bob"][grade_id]["misconception"] == "variants.others_numbers"
+    same_winner = _answers(own["bob"])["STOP_AND_TRY_LARGEST"] == alice["STOP_AND_TRY_LARGEST"]
+    assert cells["bob"]["STOP_AND_TRY_LARGEST_value"]["passed"] == same_winner  # right on bob's numbers, or not
+    others = [c for g, c in cells["bob"].items() if not c["manual"] and g not in VALUES]
+    assert others and all(c["passed"] for c in others)  # the rest of the notebook is unaffected
+    named = [f for f in subs["bob"]["flags"] if f["kind"] == "another student's numbers"]
+    assert {f["grade_id"] for f in named} == {"STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values"}
+    assert all("alice" in f["evidence"] for f in named), named
+
+    for grade_id in ("STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values"):
+        assert cells["carol"][grade_id]["score"] == 0
+        assert cells["carol"][grade_id]["misconception"] == "variants.lesson_numbers"
+    assert not [f for f in subs["carol"]["flags"] if f["kind"] == "another student's numbers"]
+    assert {g: s for (sid, g), s in grades(root).items() if sid == "alice" and g in VALUES} == {
+        g: (1.0, False) for g in VALUES}
+
+
+def test_a_classroom_course_without_its_secret_or_with_another_refuses_and_records_nothing(tmp_path, monkeypatch):
+    root = _course(tmp_path)
+    (root / "submitted" / "alice" / AID).mkdir(parents=True)
+    shutil.copy(REPO / "solutions" / AID / f"{AID}.ipynb", root / "submitted" / "alice" / AID)
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    with pytest.raises(variants.SecretMissing, match=rf"variants\.secret_env \(course.yml\) names the environment "
+                                                     rf"variable {SECRET_ENV}, which is not set"):
+        api.grade(root, assignments=[AID], workers=1, progress=False)
+    assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
+    monkeypatch.setenv(SECRET_ENV, "another secret of some other course, 0123456789")
+    with pytest.raises(variants.SecretMissing, match=r"variants\.fingerprint \(course.yml\): the secret in the "
+                                                     rf"environment variable {SECRET_ENV} is not this course's"):
+        api.grade(root, assignments=[AID], workers=1, progress=False)
+    assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
