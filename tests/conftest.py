@@ -39,9 +39,9 @@ CHEAP = {"course", "base", "full_python"}
 #: The slowest groups, slowest first (``dev.py test``'s ``--durations`` list tells which they are):
 #: a group holding one of these paths is started before every other group. Ordered by the whole-suite
 #: run of 2026-12-03 (wall seconds under load 3): browser ~560, nbgrader ~550 (two nbgrader processes
-#: at once), grading ~340, kit ~545 (about 230 s of CPU less since test_equivalence computes each verdict
-#: once), catalogue ~250, validate ~120, grading/test_semester ~90, then the sandbox's and the views'
-#: classes (40-65 each).
+#: at once), grading ~340, catalogue ~250, validate ~120, grading/test_semester ~90, then the sandbox's and
+#: the views' classes (40-65 each). kit/ fell from ~545 to 125 (alone, two workers, load 0) once the kit's
+#: public data judged through one sweep per assignment.
 FIRST = [
     # first within its group too: xdist hands a worker its next group while the last two tests of the
     # current one are still to run, and this one (~200 s) would hold that group back behind it
@@ -52,9 +52,9 @@ FIRST = [
     "grading/test_between_users.py",
     "course/test_nbgrader.py",
     "grading/test_pipeline.py",
-    "kit/",
     "course/test_catalogue.py",
     "course/test_validate.py",
+    "kit/",
     "grading/test_semester.py",
     "sandbox/test_hostile_memory.py",
     "sandbox/test_isolation.py",
