@@ -294,4 +294,3 @@ def test_a_semester_for_one_assignment(semester):
     for path in released:  # every page release_feedback published
         assert not any(text in path.read_text() for text in FORBIDDEN), path
     assert re.search(r"02_scaling\s+hand-graded 3 of 4 points\s+needs manual grading: 0", report), report
-    assert time.monotonic() - t0 < 240
