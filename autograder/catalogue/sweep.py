@@ -9,6 +9,9 @@ what does not change), and answers attention_ref's functions from a cache when t
 about exactly those call arguments (and so do the diagnosis candidates a check module declares
 pure functions of a call's inputs, ``PURE_OF_CALLS``). What stays per variant is what the verdict depends on: the
 student's code runs on every distinct set of calls and the judge reads every outcome.
+
+The student kit's build uses one too (``autograder/kit/publicdata.py``): there the seed is the public
+one and it is the probes of a judge (a hundred-odd verdicts per check) that share the calls.
 """
 from __future__ import annotations
 
