@@ -17,6 +17,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder import submissions
 from autograder.checks import checks_for_assignment
+from autograder.sandbox import cgroup
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "01_scores_softmax"
@@ -39,6 +40,22 @@ ANSWERS.update({task: answer for task, answer in submissions.solution_answers(su
 #: in place (only the mutation check catches that).
 WRONG_SOFTMAX = ("def softmax(x, axis=-1):\n    x -= x.max()\n    np.exp(x, out=x)\n    x /= x.max()\n"
                  "    return x")
+
+
+def server_modes(servers):
+    """A ``server_mode`` fixture for the warm sandboxes held by ``servers`` (the kernels' or the runners'): each
+    test runs on both hosts, with the run's control group and without one (the grader's sweep alone), on a
+    sandbox started for it and discarded after it."""
+    @pytest.fixture(params=["control groups", "no control group"])
+    def server_mode(request, monkeypatch):
+        if request.param == "no control group":
+            monkeypatch.setattr(cgroup, "_layout", lambda: {})
+        elif not cgroup.available():
+            pytest.skip("no writable control group here")
+        servers.discard()
+        yield request.param
+        servers.discard()
+    return server_mode
 
 
 def _meta(grade_id, *, grade=False, solution=False, locked=False, points=None):

@@ -31,7 +31,9 @@ import numpy as np
 import pytest
 
 from autograder.checks.core import Call
-from autograder.sandbox import Limits, SandboxError, cgroup, command, launch, runner_server
+from autograder.sandbox import Limits, SandboxError, command, launch, runner_server
+
+from .conftest import server_modes
 
 pytestmark = pytest.mark.skipif(command._detect() != "bubblewrap",
                                 reason="bubblewrap is not installed (.ci/install-system-deps.sh installs it)")
@@ -177,16 +179,7 @@ def _sandbox_descendants(server) -> list[int]:
     return found
 
 
-@pytest.fixture(params=["control groups", "no control group"])
-def server_mode(request, monkeypatch):
-    """Both hosts: with the run's control group, and without one (the grader's sweep alone)."""
-    if request.param == "no control group":
-        monkeypatch.setattr(cgroup, "_layout", lambda: {})
-    elif not cgroup.available():
-        pytest.skip("no writable control group here")
-    runner_server.servers.discard()
-    yield request.param
-    runner_server.servers.discard()
+server_mode = server_modes(runner_server.servers)
 
 
 def test_signals_sent_to_the_fork_server_neither_end_it_nor_make_the_run_a_grader_fault():

@@ -15,7 +15,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.grading.timing import clock, sandboxed_execute
-from autograder.sandbox import Limits, cgroup, command, kernel
+from autograder.sandbox import Limits, command, kernel
+
+from .conftest import server_modes
 
 pytestmark = pytest.mark.skipif(command._detect() != "bubblewrap",
                                 reason="bubblewrap is not installed (.ci/install-system-deps.sh installs it)")
@@ -75,16 +77,7 @@ def _run(source: str) -> str:
         f"{o.get('ename')}: {o.get('evalue')}" for o in nb.cells[0].outputs if o.get("output_type") == "error")
 
 
-@pytest.fixture(params=["control groups", "no control group"])
-def server_mode(request, monkeypatch):
-    """Both hosts: with the kernel's control group, and without one (the namespace sweep alone)."""
-    if request.param == "no control group":
-        monkeypatch.setattr(cgroup, "_layout", lambda: {})
-    elif not cgroup.available():
-        pytest.skip("no writable control group here")
-    kernel.servers.discard()
-    yield request.param
-    kernel.servers.discard()
+server_mode = server_modes(kernel.servers)
 
 
 def test_a_process_left_behind_by_one_kernel_never_sees_the_next(server_mode):

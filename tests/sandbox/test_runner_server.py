@@ -17,7 +17,9 @@ import json
 import pytest
 
 from autograder.checks.core import Call
-from autograder.sandbox import Limits, cgroup, command, launch, runner_server
+from autograder.sandbox import Limits, command, launch, runner_server
+
+from .conftest import server_modes
 
 pytestmark = pytest.mark.skipif(command._detect() != "bubblewrap",
                                 reason="bubblewrap is not installed (.ci/install-system-deps.sh installs it)")
@@ -81,16 +83,7 @@ def _value(source: str, name: str, limits: Limits = LIMITS):
     return outcome.value
 
 
-@pytest.fixture(params=["control groups", "no control group"])
-def server_mode(request, monkeypatch):
-    """Both hosts: with the run's control group, and without one (the namespace sweep alone)."""
-    if request.param == "no control group":
-        monkeypatch.setattr(cgroup, "_layout", lambda: {})
-    elif not cgroup.available():
-        pytest.skip("no writable control group here")
-    runner_server.servers.discard()
-    yield request.param
-    runner_server.servers.discard()
+server_mode = server_modes(runner_server.servers)
 
 
 def test_a_process_file_or_ipc_object_left_by_one_run_never_meets_the_next(server_mode):
