@@ -91,6 +91,11 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
         auto = [c for c in cells[sid].values() if not c["manual"]]
         assert auto and all(c["passed"] for c in auto), (sid, [c["grade_id"] for c in auto if not c["passed"]])
     assert not [f for f in subs["eve"]["flags"] if f["kind"] == "another student's numbers"]
+    # the kernel's grader.numbers (the kit's, reading the job's graded.json) printed eve's own numbers too
+    kernel = nbformat.read(root / "autograded" / "eve" / AID / f"{AID}.ipynb", as_version=4)
+    cell = next(c for c in kernel.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "stop_and_try_numbers")
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert "the numbers of student eve (graded)" in printed and own["eve"].describe() in printed, cell.outputs
     assert own["eve"] != own["alice"] and _answers(own["eve"]) != alice  # else eve's full marks would prove nothing
 
     bob_scores = _answers(own["bob"])["STOP_AND_TRY_SCORES"]
