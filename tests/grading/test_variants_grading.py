@@ -133,3 +133,8 @@ def test_a_classroom_course_without_its_secret_or_with_another_refuses_and_recor
                                                      rf"environment variable {SECRET_ENV} is not this course's"):
         api.grade(root, assignments=[AID], workers=1, progress=False)
     assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
+    # --no-verify leaves the scores to the kernel's hidden tests, which judge the lesson's numbers: refused
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    with pytest.raises(variants.SecretMissing, match=r"judged only by verification, which --no-verify turns off"):
+        api.grade(root, assignments=[AID], workers=1, progress=False, verify=False)
+    assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
