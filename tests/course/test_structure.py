@@ -265,4 +265,3 @@ def test_full_notebook_runs_clean(course, assignment):
         cell = release.cells[int(error.split(":")[0].split()[1])]
         assert "raises-exception" in cell.metadata.get("tags", []), cell.source[:80]
     assert plt.get_fignums() == [], "a plot cell draws an empty figure before its answer is done"
-
