@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+from typing import Any, Mapping
 
 from .checks import checks_for_assignment, executor
 from .checks.core import Verdict, evaluate, hidden_seed, quiet
+from .notebook import pinned_numbers
 from .notebook.model import as_notebook
 
 
@@ -29,16 +31,24 @@ def _headless_plots() -> None:
     matplotlib.use("Agg")
 
 
-def execute_answers(nb) -> tuple[dict, list[str]]:
+def execute_answers(nb, items: Mapping[str, Any] | None = None) -> tuple[dict, list[str]]:
     """Run the non-test code cells of ``nb``; returns the namespace and the errors of failing cells.
 
     ``nb`` is anything :func:`autograder.notebook.model.as_notebook` reads (an nbformat node, a
     Notebook, bytes). A cell that raises (a stub's NotImplementedError) is recorded and skipped,
     as "Run All" with errors allowed would. IPython syntax follows the model's one rule.
+    ``items`` (item id -> item, ``checks/items.py``): the per-student numbers ``grader.numbers``
+    gives the notebook (the lesson's for the rest), the ones its answers are judged on.
     """
     _headless_plots()
     namespace: dict = {"__name__": "__main__"}
     errors = []
+    with pinned_numbers(items or {}):
+        _run_cells(nb, namespace, errors)
+    return namespace, errors
+
+
+def _run_cells(nb, namespace: dict, errors: list) -> None:
     for cell in as_notebook(nb).code_cells:
         if cell.python is None:
             continue
@@ -48,11 +58,12 @@ def execute_answers(nb) -> tuple[dict, list[str]]:
                 exec(compile(cell.python, f"<cell {index}>", "exec"), namespace)
         except BaseException as exc:  # noqa: BLE001 - a student's cell may raise anything, SystemExit included
             errors.append(f"cell {index}: {type(exc).__name__}: {exc}")
-    return namespace, errors
 
 
-def grade_notebook(nb, assignment: str, seed: int | None = None) -> list[Verdict]:
-    """Every check of ``assignment`` evaluated against the answers in ``nb``."""
-    namespace, _ = execute_answers(nb)
+def grade_notebook(nb, assignment: str, seed: int | None = None,
+                   items: Mapping[str, Any] | None = None) -> list[Verdict]:
+    """Every check of ``assignment`` evaluated against the answers in ``nb``, per-student items judged on
+    ``items`` (the lesson's without them), which the notebook's ``grader.numbers`` gives while it runs."""
+    namespace, _ = execute_answers(nb, items)
     seed = hidden_seed() if seed is None else seed
-    return [evaluate(c, executor(c, namespace), seed) for c in checks_for_assignment(assignment)]
+    return [evaluate(c, executor(c, namespace), seed, items) for c in checks_for_assignment(assignment)]

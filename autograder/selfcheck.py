@@ -142,8 +142,11 @@ _CHILD = """
 import json, sys
 from autograder.selfcheck import load_notebook
 from autograder.inprocess import grade_notebook
+from autograder.notebook import own_items
+from autograder.variants import items_of
 nb = load_notebook(sys.argv[1])
-verdicts = grade_notebook(nb, sys.argv[2], seed=int(sys.argv[3]))
+items, _ = own_items(items_of(sys.argv[2]))  # what grader.numbers gives this student here (issue 22)
+verdicts = grade_notebook(nb, sys.argv[2], seed=int(sys.argv[3]), items=items)
 with open(sys.argv[4], "w", encoding="utf-8") as f:
     json.dump([v.__dict__ for v in verdicts], f)
 """

@@ -139,24 +139,24 @@ def scaled_dot_product_attention(Q, K, V):
                "return (weights, output)); the course contract is (output, weights)"),
 
     Variant("stop_and_try_unscaled", A, "STOP_AND_TRY_WEIGHTS",
-            {"STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = [0.665, 0.245, 0.090]\n"},
+            {"STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = [round(float(w), 3) for w in softmax(STOP_K @ STOP_Q)]\n"},
             misconception="STOP_AND_TRY.unscaled_weights",
             source="seed 002 lists 'the only additions are the sqrt(d) scaling and the softmax'; forgetting the "
-                   "scale reproduces notebook 01's table (0.665, 0.245, 0.090)"),
+                   "scale reproduces notebook 01's table (0.665, 0.245, 0.090 on the lesson's numbers)"),
 
     Variant("stop_and_try_scaled_by_d_k", A, "STOP_AND_TRY_WEIGHTS",
-            {"STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = softmax(np.array([1.0, 0.0, -1.0]) / 2)\n"},
+            {"STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = softmax(STOP_K @ STOP_Q / 2)\n"},
             misconception="STOP_AND_TRY.scaled_by_d_k",
             source="lucidrains/vit-pytorch issue #65 (wrong divisor)"),
 
     Variant("stop_and_try_scores_already_scaled", A, "STOP_AND_TRY_SCORES",
-            {"STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = np.array([1.0, 0.0, -1.0]) / np.sqrt(2)\n"},
+            {"STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = (STOP_K @ STOP_Q) / np.sqrt(2)\n"},
             misconception="STOP_AND_TRY.scaled_scores",
             source="seed 002 separates the raw score q . k from the scaled score q . k / sqrt(d_k); "
                    "answering the second where the first is asked is the slip the question tests"),
 
     Variant("stop_and_try_zero_based", A, "STOP_AND_TRY_LARGEST",
-            {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = int(np.argmax([1.0, 0.0, -1.0]))\n"},
+            {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = int(np.argmax(STOP_K @ STOP_Q))\n"},
             misconception="STOP_AND_TRY.zero_based",
             source="np.argmax returns a 0-based index while the question numbers the keys from 1"),
 
@@ -206,9 +206,10 @@ def leading_weight(width, scaled=True):
 '''}, correct=True),
 
     Variant("stop_and_try_by_hand", A, "STOP_AND_TRY_WEIGHTS", {
-        "STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = (1, 0, -1)\n",
-        "STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = [0.576, 0.284, 0.140]  # by hand, 3 decimals\n",
-        "STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = 1.0\n",
+        "STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = tuple(float(s) for s in STOP_K @ STOP_Q)\n",
+        "STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = [round(float(w), 3) for w in softmax(STOP_K @ STOP_Q / math.sqrt(2))]"
+                                "  # by hand, 3 decimals\n",
+        "STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = float(np.argmax(STOP_K @ STOP_Q) + 1)\n",
         "STOP_AND_TRY_REASON": 'STOP_AND_TRY_REASON = " A "\n',
     }, correct=True),
 ]
@@ -252,9 +253,12 @@ def softmax_jacobian(p):
 
 VARIANTS += [
     Variant("stop_and_try_perpendicular_key", A, "STOP_AND_TRY_LARGEST",
-            {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = 2  # the key at a right angle to the query\n"},
+            {"STOP_AND_TRY_LARGEST": "winner = int(np.argmax(STOP_K @ STOP_Q)) + 1\n"
+                                     "# a key that loses (and is not the winner counted from 0: that one is zero_based)\n"
+                                     "STOP_AND_TRY_LARGEST = next(k for k in (3, 1, 2) if k not in (winner, winner - 1))\n"},
             misconception="STOP_AND_TRY.wrong_key",
-            source="seed 000: the aligned key (1, 0) has the largest dot product with q = (1, 0)"),
+            source="seed 000: the aligned key (1, 0) has the largest dot product with q = (1, 0); the perpendicular "
+                   "key (the runner-up there) is a common pick"),
 ]
 
 VARIANTS += [

@@ -484,7 +484,11 @@ checks.add("STOP_AND_TRY_LARGEST", "format", "one of 1, 2 or 3",
 @checks.add("STOP_AND_TRY_LARGEST", "value", "the key that gets the largest weight", public=False,
             calls=lambda rng: [Call("STOP_AND_TRY_LARGEST", value_only=True)], item=items.ITEM)
 def _(calls, outcomes, item):
-    if _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`") != item.largest():
+    got = _choice(outcomes[0], calls[0], "`STOP_AND_TRY_LARGEST`")
+    if got == item.largest() - 1:  # 0 is refused by the form; a winner k2 or k3 counted from 0 is a valid key
+        raise CheckFailed("that key does not get the largest weight: the keys are numbered from 1 (k1, k2, k3), "
+                          "while np.argmax counts from 0.", "STOP_AND_TRY.zero_based")
+    if got != item.largest():
         raise CheckFailed("that key does not get the largest weight: the largest score gets the largest weight.",
                           "STOP_AND_TRY.wrong_key")
 

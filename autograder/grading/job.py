@@ -10,6 +10,7 @@ instructor. The coordinator copies the results into the real gradebook.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -26,6 +27,7 @@ from nbgrader.api import Gradebook
 
 from ..config import Course
 from ..notebook import model
+from ..notebook.numbers import GRADED_FILE
 from ..sandbox import memo
 from . import engines, explain, faults, verification
 from .admission import check_notebook, drop_empty_cells
@@ -353,7 +355,22 @@ def _write_kit(bundle: AssignmentBundle, job: Job, root: Path) -> Path | None:
     for rel, data in bundle.kit.items():
         (root / "kit" / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / "kit" / rel).write_bytes(data)
+    if "autograder/kit/kit.json" in bundle.kit:  # a checked assignment's kit: its notebook asks grader.numbers
+        (root / "kit/autograder/kit" / GRADED_FILE).write_text(json.dumps(graded_numbers(bundle, job)))
     return root / "kit"
+
+
+def graded_numbers(bundle: AssignmentBundle, job: Job) -> dict:
+    """What ``grader.numbers`` gives the submission wherever it runs when graded (the kernel's kit, the
+    verification runner): the per-student items of the *folder's* student id (the lesson's without
+    ``variants``), as plain data (``notebook/numbers.py``), so nothing the notebook sets chooses them."""
+    from ..checks.items import LESSON
+    from ..notebook.numbers import entry
+    from ..variants import items_of
+
+    mine = _numbers(bundle, job)
+    items = mine.items if mine is not None else LESSON
+    return {"student": job.student_id, "items": {i: entry(items[i]) for i in items_of(bundle.assignment_id)}}
 
 
 def _run_nbgrader(bundle: AssignmentBundle, job: Job, data: bytes, root: Path, url: str, timing: dict,

@@ -13,7 +13,7 @@ from pathlib import Path
 from nbgrader.utils import parse_utc
 
 from ..config import Course, load_course, validate_course
-from ..variants import class_numbers, course_secret
+from ..variants import SecretMissing, class_numbers, course_secret
 from ..notebook import model
 from . import faults, privacy, provenance
 from . import gradebook as gbk
@@ -258,6 +258,10 @@ def grade(course_dir: str | Path = ".", submissions_dir: str | Path | None = Non
     submissions_dir = Path(submissions_dir) if submissions_dir else course_dir / "submitted"
     subs = find_submissions(course, submissions_dir, assignments, provenance.load(course_dir))
     state = GradingState(course_dir / "reports")
+    if course.variants and not verify:  # the kernel's hidden tests judge the lesson's numbers: only verification
+        raise SecretMissing("variants (course.yml): per-student numbers are judged only by verification, which "
+                            "--no-verify turns off (the in-kernel hidden tests would judge every student on the "
+                            "lesson's numbers); grade without --no-verify")
     secret = course_secret(course, course_dir) if course.variants else None  # refuses before any work
     bundles = {aid: _bundle(course, course_dir, aid, db_url, _class_numbers(course, course_dir, secret, aid, subs))
                for aid in sorted({s.assignment_id for s in subs})}

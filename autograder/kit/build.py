@@ -15,7 +15,11 @@ The kit holds:
 * ``autograder.notebook.model``: the grader's one notebook reader (which cells run, as what
   Python), copied as it is;
 * ``autograder check``: the public checks of a notebook, saying that they are only those, read
-  by that reader.
+  by that reader;
+* ``autograder/kit/numbers.json`` (:func:`kit_numbers`): each roster student's per-student
+  numbers (issue 22) when ``course.yml`` has ``variants`` (derived here, by the instructor who holds
+  the secret: the kit holds the numbers, which are questions, never the secret or ``checks/items.py``),
+  and the lesson's, which everyone gets without ``variants``.
 
 Releases follow ``course.yml``'s calendar: a building block that a released notebook gives but
 an assignment that is not due yet grades is refused, naming both (:func:`plan_release`).
@@ -38,6 +42,7 @@ from ..checks import MODULES, TASKS
 from ..config import Course, load_course
 from ..sandbox import memo
 from ..sandbox.given import build_memo, given_package
+from ..notebook.numbers import KIT_FILE as KIT_NUMBERS
 from .publicdata import KitBuildError, assignment_data
 
 HERE = Path(__file__).resolve().parent
@@ -53,6 +58,7 @@ KIT_FILES = {
     "autograder/checks/forms.py": "checks/forms.py",
     "autograder/notebook/__init__.py": "kit/student/notebook.py",
     "autograder/notebook/model.py": "notebook/model.py",
+    "autograder/notebook/numbers.py": "notebook/numbers.py",
     "autograder/notebook/wording.py": "notebook/wording.py",
     "autograder/kit/__init__.py": "kit/student/kit_init.py",
     "autograder/kit/public.py": "kit/public.py",
@@ -192,7 +198,43 @@ def _released_notebook(course_dir: Path, assignment: str) -> bytes | None:
     return None
 
 
-def _write_site(site: Path, course: Course, plan: Release, course_dir: Path, label: str) -> None:
+def kit_numbers(course: Course, course_dir: Path, released, roster: bool) -> dict:
+    """``numbers.json`` of a kit: ``{"variants", "lesson": {item: entry}, "students": {id: {item: entry}}}``.
+
+    ``roster``: derive every roster student's numbers (the student kit of a course with ``variants``,
+    built by the instructor: the secret is read here, :func:`autograder.variants.course_secret`); the
+    grader's kernel kit holds none (the grading job writes the submission's own, ``notebook/numbers.py``).
+
+    Raises
+    ------
+    KitBuildError
+        ``variants`` without a roster, or without the secret (the message names the setting).
+    """
+    from ..checks.items import LESSON
+    from ..notebook.numbers import entry
+    from ..variants import SecretMissing, class_numbers, course_secret, items_of
+    from ..grading.reports import _roster
+
+    item_ids = [i for a in released for i in items_of(a)]
+    data = {"variants": course.variants is not None, "lesson": {i: entry(LESSON[i]) for i in item_ids},
+            "students": {}}
+    if not (roster and course.variants is not None and item_ids):
+        return data
+    ids = _roster(course, course_dir)
+    if not ids:
+        raise KitBuildError("variants (course.yml): the kit holds each student's own numbers, so it needs the "
+                            "class list: set `roster:` (a CSV with a student_id column)")
+    try:
+        secret = course_secret(course, course_dir)
+    except SecretMissing as exc:
+        raise KitBuildError(f"the kit's per-student numbers are derived from the course secret: {exc}") from None
+    for assignment in released:
+        for sid, items in class_numbers(secret.key, course.course_id, assignment, ids).items():
+            data["students"].setdefault(sid, {}).update({i: entry(item) for i, item in items.items()})
+    return data
+
+
+def _write_site(site: Path, course: Course, plan: Release, course_dir: Path, label: str, numbers: dict) -> None:
     for target, source in KIT_FILES.items():
         (site / target).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(PACKAGE / source, site / target)
@@ -206,6 +248,7 @@ def _write_site(site: Path, course: Course, plan: Release, course_dir: Path, lab
         (site / "attention_ref" / memo.FILE).write_bytes(kept)
     for assignment in plan.released:
         write_data(site / "autograder/kit/data", assignment_data(course_dir, assignment, list(TASKS[assignment])))
+    (site / "autograder/kit" / KIT_NUMBERS).write_text(json.dumps(numbers, indent=1) + "\n")
     kit = {"course_id": course.course_id, "mode": course.mode, "released": list(plan.released),
            "given": list(plan.given), "version": VERSION}
     (site / "autograder/kit/kit.json").write_text(json.dumps(kit, indent=1) + "\n")
@@ -256,7 +299,8 @@ def build_kit(course_dir: str | Path, release: list[str], out: str | Path, *, no
     if site.exists():
         shutil.rmtree(site)
     site.mkdir(parents=True)
-    _write_site(site, course, plan, course_dir, "+".join(plan.released))
+    numbers = kit_numbers(course, course_dir, plan.released, roster=not due_anyway)
+    _write_site(site, course, plan, course_dir, "+".join(plan.released), numbers)
     if wheel:
         _wheel(site, out, course)
     return site

@@ -15,15 +15,26 @@ and at the end::
 A visible check runs the same check logic as the hidden tests, on public inputs
 (the seeds' worked examples and small random cases drawn from a public seed),
 and prints a verdict per property without revealing any expected array.
+
+``STOP_Q, STOP_K = grader.numbers("02_scaling/stop_and_try")`` gives the student's own numbers of a
+per-student item (issue 22; :mod:`autograder.notebook.numbers` says whose, here and in the kit).
 """
 from __future__ import annotations
 
+import contextlib
 import os
+from pathlib import Path
+from typing import Any, Mapping
 
 from ..checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, NOT_ATTEMPTED, TASKS, checks_for_task, executor
 from ..checks.core import PUBLIC_SEED, Verdict, evaluate, quiet
+from . import numbers as _numbers
 from . import wording as _render
 from .wording import FAIL, PASS, ValidationFailed, render  # noqa: F401 (the names this module offers)
+
+#: item id -> entry (``numbers.entry``) pinned by the code running the notebook in this process
+#: (:func:`pinned_numbers`: in-process grading judges on these, so the notebook must show these).
+_PINNED: dict | None = None
 
 
 class Grader:
@@ -47,6 +58,25 @@ class Grader:
     def _public(self, task: str) -> list[Verdict]:
         return [evaluate(c, executor(c, self.namespace), PUBLIC_SEED)
                 for c in checks_for_task(task, self.assignment) if c.public]
+
+    def numbers(self, item_id: str) -> tuple:
+        """Print and return this student's numbers of the per-student item ``item_id`` (e.g. ``STOP_Q, STOP_K``).
+
+        Pinned by in-process grading (:func:`pinned_numbers`), else derived (:func:`own_items`): the
+        lesson's numbers for a course without ``variants``, the student's own otherwise.
+
+        Raises
+        ------
+        autograder.notebook.numbers.NumbersMissing
+            For an unknown item. :class:`autograder.variants.SecretMissing` in a classroom course whose
+            secret is not here (a student works from the kit, which holds their numbers).
+        """
+        if _PINNED is not None:
+            if item_id not in _PINNED:
+                raise _numbers.NumbersMissing(f"{item_id!r} is not a per-student item (items: {', '.join(_PINNED)})")
+            return _numbers.show(item_id, _PINNED[item_id], "the numbers this check is graded on")
+        items, whose = own_items([item_id])
+        return _numbers.show(item_id, _numbers.entry(items[item_id]), whose)
 
     def check(self, task: str) -> None:
         """Print a short verdict for ``task``: which properties hold and which fail."""
@@ -91,6 +121,47 @@ class Grader:
                     verdict = evaluate(check, executor(check, self.namespace), PUBLIC_SEED)
                     verdicts = [verdict] if verdict.misconception in NOT_ATTEMPTED else []
         _render.validate(check.task, verdicts, misconception_titles(self.assignment))
+
+
+def own_items(item_ids, cwd: str | Path | None = None, environ=None) -> tuple[dict, str]:
+    """``({item id: item}, whose)``: the numbers of whoever runs the whole package here.
+
+    The course is the nearest ``course.yml`` at or above ``cwd``. Without one, or without its
+    ``variants`` section, the lesson's (the same for everyone); otherwise the student's
+    (:func:`.numbers.student_id`), derived with the course secret (:func:`autograder.variants.course_secret`:
+    self-study's public one, and the message says so).
+    """
+    from ..checks.items import LESSON
+    from ..config import COURSE_FILE, load_course
+    from ..variants import course_secret, student_items
+
+    unknown = [i for i in item_ids if i not in LESSON]
+    if unknown:
+        raise _numbers.NumbersMissing(f"{', '.join(map(repr, unknown))} is not a per-student item "
+                                      f"(items: {', '.join(LESSON)})")
+    here = Path.cwd() if cwd is None else Path(cwd)
+    course_dir = next((d for d in (here, *here.parents) if (d / COURSE_FILE).is_file()), None)
+    course = load_course(course_dir) if course_dir is not None else None
+    if course is None or course.variants is None:
+        return {i: LESSON[i] for i in item_ids}, "the lesson's numbers (the same for everyone)"
+    secret = course_secret(course, course_dir, environ)
+    sid, source = _numbers.student_id(environ, here)
+    return (student_items(secret.key, course.course_id, sid, item_ids),
+            f"your own numbers (student {sid}, from {source}; derived with {secret.source})")
+
+
+@contextlib.contextmanager
+def pinned_numbers(items: Mapping[str, Any]):
+    """While inside, ``Grader.numbers`` in this process gives ``items`` (item id -> item; the lesson's for the
+    rest): in-process grading runs the notebook on the numbers it judges."""
+    from ..checks.items import LESSON
+
+    global _PINNED
+    before, _PINNED = _PINNED, {i: _numbers.entry(items.get(i, lesson)) for i, lesson in LESSON.items()}
+    try:
+        yield
+    finally:
+        _PINNED = before
 
 
 def misconception_titles(assignment: str | None = None) -> dict[str, str]:

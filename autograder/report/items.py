@@ -10,7 +10,10 @@ submissions of that assignment:
   assignment from those who did not; below 0, the stronger students fail it more often: a check
   worth reading again. Undefined (``None``) when everyone or no one passed, or the rest of the
   score does not vary;
-* the misconceptions its failures were diagnosed as, most frequent first.
+* the misconceptions its failures were diagnosed as, most frequent first;
+* ``own_numbers``: the check judges a per-student item (issue 22, ``Check.item``), so "passing"
+  counts the students who got *their own* numbers right (each verdict is judged on the numbers of
+  the student's folder), never agreement with one shared answer.
 
 :func:`look_at` lists the checks with ``r`` below :data:`LOOK_AT` first, the way an instructor
 should read them. ``results.json`` carries the rows (``item_analysis``), and the class report
@@ -40,6 +43,7 @@ class ItemRow:
     difficulty: float | None
     discrimination: float | None
     misconceptions: list[tuple[str, int]] = field(default_factory=list)
+    own_numbers: bool = False  # a per-student item's check: passing = right on one's own numbers
 
     def record(self) -> dict:
         """The row as results.json holds it."""
@@ -79,6 +83,7 @@ def item_analysis(submissions: list[dict]) -> list[ItemRow]:
             by_assignment[sub["assignment_id"]].append(sub)
     rows = []
     for assignment, subs in by_assignment.items():
+        own = _own_numbers_checks(assignment)
         order: dict[str, dict] = {}
         for sub in subs:
             for cell in _auto_cells(sub):
@@ -98,8 +103,16 @@ def item_analysis(submissions: list[dict]) -> list[ItemRow]:
                     seen[cell["misconception"]] += 1
             rows.append(ItemRow(
                 assignment, grade_id, first.get("task"), float(first.get("max_score") or 0), len(passed),
-                sum(passed) / len(passed) if passed else None, point_biserial(passed, rest), seen.most_common()))
+                sum(passed) / len(passed) if passed else None, point_biserial(passed, rest), seen.most_common(),
+                grade_id in own))
     return rows
+
+
+def _own_numbers_checks(assignment: str) -> set[str]:
+    """The grade ids of ``assignment``'s checks of a per-student item (none for an assignment without checks)."""
+    from ..checks import TASKS, checks_for_assignment
+
+    return {c.grade_id for c in checks_for_assignment(assignment) if c.item} if assignment in TASKS else set()
 
 
 def look_at(rows: list[ItemRow]) -> list[ItemRow]:

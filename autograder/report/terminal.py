@@ -73,7 +73,7 @@ def _look_at(summary: ClassSummary) -> list[str]:
     out = [f"Checks to look at (discrimination below {LOOK_AT}: they do not separate strong from weak students)"]
     for r in rows:
         top_m = f"  {r.misconceptions[0][0]} ({r.misconceptions[0][1]})" if r.misconceptions else ""
-        out.append(f"  {r.assignment}  {r.grade_id}  passing {r.difficulty:.0%}  discrimination {r.discrimination:+.2f}{top_m}")
+        out.append(f"  {r.assignment}  {r.grade_id}{' (own numbers)' if r.own_numbers else ''}  passing {r.difficulty:.0%}  discrimination {r.discrimination:+.2f}{top_m}")
     return out + [""]
 
 

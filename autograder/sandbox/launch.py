@@ -233,7 +233,7 @@ class SessionResult:
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
                 given: Sequence[str], graded: Sequence[str], assignment: str, limits: Limits,
                 kind: str | None = None, trusted: bool = False, substitute: Sequence[str] = (),
-                kept: bytes | None = None) -> SessionResult:
+                kept: bytes | None = None, numbers: dict | None = None) -> SessionResult:
     """Run ``cells`` then ``calls`` (``(id, Call, task)``) in the sandbox, restarting past what hangs or kills it.
 
     A cell that does not finish within ``cell_seconds`` or that kills the process is recorded and
@@ -244,6 +244,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     ``substitute``: names of ``given`` that the runner binds in the notebook's namespace after its
     cells ran, before the calls (task isolation: a composite task called with the reference's helpers).
     ``kept``: the given package's ``_memo.json`` (``memo.py``), if any.
+    ``numbers``: what the runner's ``grader.numbers`` gives the notebook (item id -> entry, ``notebook/numbers.py``).
     """
     kind = kind or sandbox_kind()
     start = time.monotonic()
@@ -277,7 +278,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                 break
             job_dir = job_dir_now()
             job = dict(session.job_spec(), assignment=assignment, given=list(given), graded=list(graded),
-                       substitute=list(substitute))
+                       substitute=list(substitute), numbers=numbers or {})
             (job_dir / "job.json").write_text(json.dumps(job))
             os.chmod(job_dir.parent, 0o755)
             run = _Run(pending=list(session.pending), cell_indices=session.cell_indices - session.skip,
@@ -294,7 +295,7 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                 session.blame(ended, run, returncode)
         for call_id, call in measured:
             session.outcomes[call_id] = _measured_run(session, job_dir_now(), call_id, call, dict(
-                assignment=assignment, given=list(given), graded=list(graded)), drop)
+                assignment=assignment, given=list(given), graded=list(graded), numbers=numbers or {}), drop)
     finally:
         if base is not None:
             shutil.rmtree(base, ignore_errors=True)

@@ -66,8 +66,14 @@ class _Inert:
         return False
 
 
-def _stub_modules(assignment):
-    """``autograder``, ``autograder.hidden`` and ``autograder.notebook`` whose checks do nothing."""
+def _stub_modules(assignment, numbers):
+    """``autograder``, ``autograder.hidden`` and ``autograder.notebook`` whose checks do nothing.
+
+    ``Grader.numbers(item)`` gives the numbers the job names (the submission's own, chosen by the
+    grader from its folder's id: ``job.json``'s ``numbers``), bound now, before any student code runs.
+    """
+    np = _BOUND["numpy"]
+    shown = {item: tuple(np.array(v, dtype=float) for v in e["values"].values()) for item, e in numbers.items()}
     package = types.ModuleType("autograder")
     package.__path__ = []  # nothing else of the grader can be imported
     hidden = types.ModuleType("autograder.hidden")
@@ -88,6 +94,11 @@ def _stub_modules(assignment):
 
         def verdicts(self, *args, **kwargs):
             return []
+
+        def numbers(self, item):
+            if item not in shown:
+                raise LookupError(f"{item!r} is not a per-student item of this assignment")
+            return tuple(a.copy() for a in shown[item])
 
     notebook = types.ModuleType("autograder.notebook")
     notebook.Grader = Grader
@@ -269,7 +280,7 @@ def _prepare(job_dir):
         libc = ctypes.CDLL(None)
         for param, value in job["mallopt"].items():
             libc.mallopt(int(param), int(value))
-    _stub_modules(job["assignment"])
+    _stub_modules(job["assignment"], job.get("numbers", {}))
     _given_reference(job_dir)
     _BOUND["substitutes"] = _reference_helpers(job.get("substitute", []))
     with np.load(os.path.join(job_dir, "inputs.npz"), allow_pickle=False) as z:

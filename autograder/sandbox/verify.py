@@ -48,7 +48,18 @@ def _all_failed(checks, message: str, misconception: str | None = None) -> dict[
     return {c.grade_id: Verdict(c.grade_id, c.task, c.title, False, message, misconception) for c in checks}
 
 
-def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept=None) -> SessionResult:
+def shown_numbers(checks, numbers: StudentNumbers | None) -> dict:
+    """What the runner's ``grader.numbers`` gives the notebook: the items its checks judge (the student's
+    own, the lesson's without ``numbers``), as plain data (``notebook/numbers.py``)."""
+    from ..checks.items import LESSON
+    from ..notebook.numbers import entry
+
+    items = numbers.items if numbers is not None else LESSON
+    return {c.item: entry(items[c.item]) for c in checks if c.item}
+
+
+def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept=None,
+                       numbers=None) -> SessionResult:
     """The calls of plain tasks in one sandbox session, then each composite task's calls in a fresh one.
 
     Task isolation: a composite task (``multi_head_attention``) is judged with the reference's
@@ -65,7 +76,7 @@ def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, tr
         results.append(run_session(runnable, group, given=[*given, *helpers],
                                    graded=[t for t in graded if t not in helpers], assignment=assignment_id,
                                    limits=limits, kind=sandbox_kind(), trusted=trusted, substitute=helpers,
-                                   kept=kept))
+                                   kept=kept, numbers=numbers))
     first = results[0]
     for later in results[1:]:
         first.outcomes.update(later.outcomes)
@@ -117,7 +128,8 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
             calls.append((len(calls), call, check))
         per_check.append(ids)
     runnable = [(c.index, c.python) for c in cells if c.python is not None]
-    session = _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept)
+    session = _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept,
+                                 shown_numbers(checks, numbers))
 
     verdicts, judged = {}, {}
     for check, ids in zip(checks, per_check):

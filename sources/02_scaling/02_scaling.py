@@ -421,8 +421,16 @@ except NotImplementedError:
 # %% [markdown] cell_id="c38"
 # ## 6. Stop and try
 #
-# A query is $(1, 0)$, and the three keys are $k_1 = (1, 0)$, $k_2 = (0, 1)$ and $k_3 = (-1, 0)$.
-# Which key receives the largest weight, and why? Work it out by hand first; you may check with your functions.
+# **The lesson's example, worked.** A query is $q = (1, 0)$, and the three keys are $k_1 = (1, 0)$, $k_2 = (0, 1)$
+# and $k_3 = (-1, 0)$, with $d_k = 2$. The raw scores are $q\cdot k_1 = 1$, $q\cdot k_2 = 0$ and $q\cdot k_3 = -1$;
+# scaled by $\sqrt{2} \approx 1.414$, $0.707$, $0$ and $-0.707$; exponentiated, $2.028$, $1$ and $0.493$, total
+# $3.521$, so the weights are $\approx (0.576, 0.284, 0.140)$. Key 1 receives the largest weight: it points in the
+# query's direction, so its dot product is the largest, and the softmax gives the largest score the largest
+# weight. Without the division the weights would be sharper, $\approx (0.665, 0.245, 0.090)$, with the same winner.
+#
+# **Your turn, on your own numbers.** The next cell prints your own query and three keys (every student has
+# different ones; $d_k = 2$ again). Which key receives the largest weight, and why? Work it out by hand first; you
+# may check with your functions. Your answers are graded on your own numbers.
 #
 # 1. `STOP_AND_TRY_SCORES`: the three **raw** dot products $q\cdot k_1$, $q\cdot k_2$, $q\cdot k_3$
 #    (a list or array of three numbers, in the order of the keys).
@@ -431,19 +439,22 @@ except NotImplementedError:
 # 3. `STOP_AND_TRY_LARGEST`: which key receives the largest weight: `1`, `2` or `3`.
 # 4. `STOP_AND_TRY_REASON`: the letter of the reason that explains it, as a string such as `"x"`:
 #
-#    - **a** — Key 1 points in the same direction as the query, so its dot product (the score) is the largest,
-#      and the softmax gives the largest score the largest weight.
-#    - **b** — Key 3 is the longest key, and a longer key always gets more weight.
-#    - **c** — Key 2 is perpendicular to the query, so its score is 0 and the softmax gives it weight 0; the rest
-#      of the weight goes to key 1.
+#    - **a** — That key points most nearly in the query's direction, so its dot product (the score) is the
+#      largest, and the softmax gives the largest score the largest weight.
+#    - **b** — That key is the longest, and a longer key always gets more weight.
+#    - **c** — The other keys have scores of 0 or below, and the softmax gives such scores weight 0, so all the
+#      weight goes to that key.
 #    - **d** — Dividing by $\sqrt{d_k}$ reverses the order of small scores, so the key with the lowest raw score wins.
-#    - **e** — All three keys have length 1, so the softmax gives them equal weights and key 1 wins only by its
-#      place in the list.
+#    - **e** — The softmax gives every key the same weight, and that key wins only by its place in the list.
+
+# %% nbgrader={"grade": false, "grade_id": "stop_and_try_numbers", "locked": true, "schema_version": 3, "solution": false, "task": false} cell_id="c38b-stop-and-try-numbers"
+# Your own query STOP_Q (d_k = 2) and keys STOP_K (one key per row): the numbers your answers are graded on
+STOP_Q, STOP_K = grader.numbers("02_scaling/stop_and_try")
 
 # %% nbgrader={"grade": false, "grade_id": "STOP_AND_TRY_SCORES", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="c39-STOP-AND-TRY-SCORES"
 # STOP_AND_TRY_SCORES = the raw dot products of the query with keys 1, 2 and 3
 ### BEGIN SOLUTION
-STOP_AND_TRY_SCORES = [1.0, 0.0, -1.0]
+STOP_AND_TRY_SCORES = STOP_K @ STOP_Q
 ### END SOLUTION
 
 # %% cell_id="c40"
@@ -464,7 +475,7 @@ check("STOP_AND_TRY_SCORES_values", globals())
 # %% nbgrader={"grade": false, "grade_id": "STOP_AND_TRY_WEIGHTS", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="c43-STOP-AND-TRY-WEIGHTS"
 # STOP_AND_TRY_WEIGHTS = the scaled attention weights (d_k = 2) of keys 1, 2 and 3
 ### BEGIN SOLUTION
-STOP_AND_TRY_WEIGHTS = softmax(np.array([1.0, 0.0, -1.0]) / math.sqrt(2))
+STOP_AND_TRY_WEIGHTS = softmax(STOP_K @ STOP_Q / math.sqrt(2))
 ### END SOLUTION
 
 # %% cell_id="c44"
@@ -485,7 +496,7 @@ check("STOP_AND_TRY_WEIGHTS_values", globals())
 # %% nbgrader={"grade": false, "grade_id": "STOP_AND_TRY_LARGEST", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="c47-STOP-AND-TRY-LARGEST"
 # STOP_AND_TRY_LARGEST = 1, 2 or 3
 ### BEGIN SOLUTION
-STOP_AND_TRY_LARGEST = 1
+STOP_AND_TRY_LARGEST = int(np.argmax(STOP_K @ STOP_Q)) + 1
 ### END SOLUTION
 
 # %% cell_id="c48"
@@ -530,25 +541,27 @@ check("STOP_AND_TRY_REASON_value", globals())
 # by $\sqrt{d_k}$?
 
 # %% [markdown] nbgrader={"grade": true, "grade_id": "STOP_AND_TRY_WHY", "locked": false, "points": 2, "schema_version": 3, "solution": true, "task": false} cell_id="c56-STOP-AND-TRY-WHY"
-# Key 1 points in exactly the same direction as the query, so its dot product is the largest (1, against 0 for the
-# perpendicular key 2 and -1 for the opposing key 3); the softmax is increasing, so the largest score gets the
-# largest weight (≈ 0.576, then 0.284 and 0.140). Every key keeps a positive weight because the exponential is
-# positive, which is what lets gradients reach every key. Without the division by √2 the order would stay the same
-# (dividing by a positive number never reorders scores), but the weights would be sharper, 0.665, 0.245 and 0.090:
-# the scale changes how peaked the softmax is, not which key wins.
+# The winning key points most nearly in the query's direction, so its dot product with the query is the largest of
+# the three; the softmax is increasing, so the largest score gets the largest weight. Every key keeps a positive
+# weight because the exponential is positive, which is what lets gradients reach every key. Without the division
+# by √2 the order would stay the same (dividing by a positive number never reorders scores), but the weights would
+# be sharper: the scale changes how peaked the softmax is, not which key wins.
 
 # %% [markdown] autograder={"rubric_for": "STOP_AND_TRY_WHY"} cell_id="rubric-STOP-AND-TRY-WHY"
-# **Rubric (instructor only)** — `STOP_AND_TRY_WHY`, 2 points.
+# **Rubric (instructor only)** — `STOP_AND_TRY_WHY`, 2 points. Each student has their own numbers (printed in
+# their notebook, above `STOP_AND_TRY_SCORES`); judge the answer on those.
 #
-# * **1 point: the largest weight, and every key keeps some.** Key 1 is aligned with the query, so its dot product
-#   is the largest, and the softmax keeps the order of the scores; the exponential is positive, so no weight is
-#   zero. Half a point for either half alone.
+# * **1 point: the largest weight, and every key keeps some.** The winning key is the one most nearly aligned with
+#   the query, so its dot product is the largest, and the softmax keeps the order of the scores; the exponential
+#   is positive, so no weight is zero. Half a point for either half alone.
 # * **1 point: without the division.** The order stays the same (dividing by a positive number never reorders),
-#   the weights get sharper (0.665, 0.245, 0.090 instead of ≈ 0.576, 0.284, 0.140). Half a point for "sharper"
-#   without saying that the winner does not change.
+#   the weights get sharper (the largest weight grows, the others shrink). Half a point for "sharper" without
+#   saying that the winner does not change.
 #
 # Typical answers that lose points: "because of the scaling" as the reason for the largest weight (0 for the first
-# point); "the division makes the weights sum to one" (0 for the second).
+# point); "the division makes the weights sum to one" (0 for the second); an answer about the lesson's example
+# (key 1 against $(1, 0)$) that does not fit the student's own numbers (0 for the first point unless the student's
+# winner is also key 1 for the same reason).
 
 # %% [markdown] cell_id="c56b-understanding"
 # ## Check your understanding

@@ -146,3 +146,31 @@ def test_without_numbers_the_checks_judge_the_lessons_example_as_before():
     assert _verdict("STOP_AND_TRY_WEIGHTS_values", [0.576, 0.284, 0.140], None)[0].passed
     assert _verdict("STOP_AND_TRY_LARGEST_value", 1, None)[0].passed
     assert not _verdict("STOP_AND_TRY_LARGEST_value", 2, None)[0].passed
+
+
+def test_02_works_the_seeds_stop_and_try_example_in_the_prose_before_the_students_own_numbers():
+    """Issue 22: section 6 works seed 000's example (line 26: q = (1, 0), keys (1, 0), (0, 1), (-1, 0)) with
+    numbers computed here with ``math``, and only then gives the student their own numbers (a locked cell)."""
+    import math
+
+    from autograder.checks.items import ITEM, LESSON
+
+    from pathlib import Path
+
+    from autograder import submissions
+
+    root = Path(__file__).resolve().parents[2]
+    cells = submissions.read(root / "solutions/02_scaling/02_scaling.ipynb").cells
+    at = next(i for i, c in enumerate(cells)
+              if c.metadata.get("nbgrader", {}).get("grade_id") == "stop_and_try_numbers")
+    prose = cells[at - 1].source
+    assert prose.startswith("## 6. Stop and try") and cells[at - 1].cell_type == "markdown"
+    assert LESSON[ITEM].query == (1.0, 0.0) and LESSON[ITEM].keys == ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0))
+    assert "$q = (1, 0)$" in prose and "$k_1 = (1, 0)$, $k_2 = (0, 1)$" in prose and "$k_3 = (-1, 0)$" in prose
+
+    def weights(divisor):
+        e = [math.exp(s / divisor) for s in (1, 0, -1)]
+        return "(" + ", ".join(f"{x / sum(e):.3f}" for x in e) + ")"
+
+    assert f"\\approx {weights(math.sqrt(2))}$" in prose and f"\\approx {weights(1)}$" in prose  # 0.576 ..., 0.665 ...
+    assert "own" in prose and not any("STOP_Q" in c.source for c in cells[:at])

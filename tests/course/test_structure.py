@@ -17,6 +17,7 @@ from autograder.checks import GENERIC_MISCONCEPTIONS, MODULES, TASKS, checks_for
 from autograder.config import load_course
 from autograder.inprocess import execute_answers
 from autograder.notebook import Grader, render
+from autograder.variants import items_of
 
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def test_cells_follow_the_conventions(course, assignment):
     nb = course.source(assignment)
     module = MODULE[assignment]
     checks = {c.grade_id: c for c in checks_for_assignment(assignment)}
-    solution_ids, test_ids = [], []
+    solution_ids, test_ids, numbers_ids = [], [], []
     for i, cell in enumerate(nb.cells):
         meta = course.meta(cell)
         if not meta:
@@ -97,8 +98,14 @@ def test_cells_follow_the_conventions(course, assignment):
         elif meta.get("solution"):  # a manually graded written answer
             assert cell.cell_type == "markdown" and meta["grade"] and meta["points"] > 0
             assert grade_id not in checks and grade_id not in module.TASKS
+        elif grade_id.endswith("_numbers"):  # a per-student item's numbers (issue 22): locked, given
+            item = f"{assignment}/{grade_id[:-len('_numbers')]}"
+            assert meta == dict(GIVEN_META, grade_id=grade_id) and item in items_of(assignment)
+            assert re.search(rf'^\w+(, \w+)* = grader\.numbers\("{item}"\)$', cell.source, re.M), cell.source
+            numbers_ids.append(item)
         else:
             assert grade_id == "given" and meta == GIVEN_META
+    assert numbers_ids == items_of(assignment), "one locked numbers cell per per-student item"
     assert solution_ids == list(module.TASKS), "one solution cell per task, in the order of TASKS"
     assert test_ids == [c.grade_id for c in checks_for_assignment(assignment)], \
         "every check is graded by exactly one cell, in the order the checks module defines them"

@@ -173,3 +173,33 @@ def test_a_wrong_secret_is_refused_and_a_missing_fingerprint_says_what_to_add(tm
         variants.course_secret(_course("classroom", named), tmp_path, environ={"COURSE_SECRET": right.decode()})
     with pytest.raises(CourseConfigError, match=r"variants\.fingerprint .*should match pattern"):
         _course("classroom", named + "  fingerprint: not-hex\n")
+
+
+def test_the_job_shows_the_kernel_and_the_runner_the_numbers_of_the_submissions_folder():
+    """What ``grader.numbers`` gives a submission when graded (the kernel's graded.json, the runner's job.json):
+    the folder's student's own items, the lesson's without ``variants``; a submitter without numbers is the
+    grader's fault, never the lesson's numbers."""
+    from types import SimpleNamespace
+
+    from autograder.checks import checks_for_assignment
+    from autograder.checks.items import ITEM, LESSON
+    from autograder.grading.faults import GraderFault
+    from autograder.grading.job import graded_numbers
+    from autograder.notebook.numbers import entry
+    from autograder.sandbox.verify import shown_numbers
+
+    secret = b"a test secret of the course, 0123456789abcdef"
+    numbers = variants.class_numbers(secret, "c", "02_scaling", ["alice", "eve"])
+    bundle = SimpleNamespace(assignment_id="02_scaling", numbers=numbers)
+    eve = graded_numbers(bundle, SimpleNamespace(student_id="eve"))
+    assert eve == {"student": "eve", "items": {ITEM: entry(numbers["eve"][ITEM])}}
+    assert numbers["eve"][ITEM] != numbers["alice"][ITEM] and eve["items"][ITEM]["values"]["query"] == \
+        list(variants.student_items(secret, "c", "eve", [ITEM])[ITEM].query)
+    plain = graded_numbers(SimpleNamespace(assignment_id="02_scaling", numbers={}), SimpleNamespace(student_id="eve"))
+    assert plain["items"] == {ITEM: entry(LESSON[ITEM])}
+    with pytest.raises(GraderFault):
+        graded_numbers(bundle, SimpleNamespace(student_id="mallory"))
+    from autograder.checks.numbers import StudentNumbers
+    checks = checks_for_assignment("02_scaling")
+    assert shown_numbers(checks, StudentNumbers("eve", numbers["eve"], numbers)) == eve["items"]
+    assert shown_numbers(checks, None) == plain["items"]

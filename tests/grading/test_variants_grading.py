@@ -1,9 +1,12 @@
-"""Per-student numbers through the whole grader (issue 22): the real 02 notebook, three students, one secret.
+"""Per-student numbers through the whole grader (issue 22): the real 02 notebook, four students, one secret.
 
-alice answers her own Stop-and-try numbers, bob hands in alice's answers, carol the lesson's worked
-example. Each is judged on the numbers of the folder nbgrader collected the notebook from: alice gets
-full marks, bob loses the values that are alice's with a flag naming her, carol is told she answered
-the lesson's example. Expected values are computed here from the drawn query and keys with ``math``.
+alice types her own Stop-and-try answers, bob hands in alice's, carol the lesson's worked example, and
+eve hands in the solution as released (computed from ``STOP_Q, STOP_K = grader.numbers(...)``) after a
+cell that claims to be alice in every environment variable an id could be read from. Each is judged on
+the numbers of the folder nbgrader collected the notebook from: alice and eve get full marks (the
+kernel's and the verification runner's ``grader.numbers`` gave eve her own numbers, not alice's),
+bob loses the values that are alice's with a flag naming her, carol is told she answered the
+lesson's example. Expected values are computed here from the drawn query and keys with ``math``.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import nbformat
 import pytest
 
 from autograder import api, submissions, variants
-from autograder.checks.items import ITEM
+from autograder.checks.items import ITEM, LESSON
 
 from .conftest import grades
 
@@ -49,10 +52,14 @@ def _answers(item) -> dict[str, str]:
             "STOP_AND_TRY_LARGEST": f"STOP_AND_TRY_LARGEST = {1 + scores.index(max(scores))}\n"}
 
 
-def _submit(root: Path, sid: str, answers: dict[str, str]) -> None:
+def _submit(root: Path, sid: str, answers: dict[str, str], claim: str = "") -> None:
+    """The solution's answers with ``answers`` instead, ``claim`` run first in the first answer cell."""
     source = submissions.read(root / "solutions" / AID / f"{AID}.ipynb")
     release = submissions.read(root / "assignments" / AID / f"{AID}.ipynb")
-    nb = submissions.fill(release, {**submissions.solution_answers(source), **answers})
+    mine = {**submissions.solution_answers(source), **answers}
+    first = next(iter(mine))
+    mine[first] = claim + mine[first]
+    nb = submissions.fill(release, mine)
     (root / "submitted" / sid / AID).mkdir(parents=True)
     nbformat.write(nb, root / "submitted" / sid / AID / f"{AID}.ipynb")
 
@@ -63,24 +70,33 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
     api.generate(root, [AID])
     monkeypatch.setenv(SECRET_ENV, SECRET)
     own = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM]
-           for sid in ("alice", "bob", "carol")}
+           for sid in ("alice", "bob", "carol", "eve")}
     assert own["alice"] != own["bob"]
     alice = _answers(own["alice"])
     _submit(root, "alice", alice)
     # a copy of alice's answers, whose notebook also claims to be alice's wherever an id could be read from
-    claim = ("import os\nos.environ.update(JUPYTERHUB_USER='alice', USER='alice', LOGNAME='alice')\n"
-             "STUDENT_ID = 'alice'\n")
+    claim = ("import os\nos.environ.update(JUPYTERHUB_USER='alice', USER='alice', LOGNAME='alice', "
+             "STUDENT_ID='alice')\nSTUDENT_ID = 'alice'\n")
     _submit(root, "bob", {**alice, "STOP_AND_TRY_SCORES": claim + alice["STOP_AND_TRY_SCORES"]})
-    _submit(root, "carol", {})    # the solution notebook's answers: the lesson's worked example
+    _submit(root, "carol", _answers(LESSON[ITEM]))    # the lesson's worked example, typed in
+    _submit(root, "eve", {}, claim)    # the released solution, computed from grader.numbers, claiming alice's id
     summary = api.grade(root, assignments=[AID], workers=1, progress=False)
-    assert (summary.graded, summary.errors) == (3, []), summary.errors
+    assert (summary.graded, summary.errors) == (4, []), summary.errors
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
     cells = {sid: {c["grade_id"]: c for c in s["cells"]} for sid, s in subs.items()}
     if not subs["alice"]["verified"]:
         pytest.skip("verification (the sandbox of issue 5) is not installed here")  # pragma: no cover
 
-    auto = [c for c in cells["alice"].values() if not c["manual"]]
-    assert auto and all(c["passed"] for c in auto), [c["grade_id"] for c in auto if not c["passed"]]
+    for sid in ("alice", "eve"):
+        auto = [c for c in cells[sid].values() if not c["manual"]]
+        assert auto and all(c["passed"] for c in auto), (sid, [c["grade_id"] for c in auto if not c["passed"]])
+    assert not [f for f in subs["eve"]["flags"] if f["kind"] == "another student's numbers"]
+    # the kernel's grader.numbers (the kit's, reading the job's graded.json) printed eve's own numbers too
+    kernel = nbformat.read(root / "autograded" / "eve" / AID / f"{AID}.ipynb", as_version=4)
+    cell = next(c for c in kernel.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "stop_and_try_numbers")
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    assert "the numbers of student eve (graded)" in printed and own["eve"].describe() in printed, cell.outputs
+    assert own["eve"] != own["alice"] and _answers(own["eve"]) != alice  # else eve's full marks would prove nothing
 
     bob_scores = _answers(own["bob"])["STOP_AND_TRY_SCORES"]
     assert bob_scores != alice["STOP_AND_TRY_SCORES"]  # else copying would be right on bob's numbers too
@@ -116,4 +132,9 @@ def test_a_classroom_course_without_its_secret_or_with_another_refuses_and_recor
     with pytest.raises(variants.SecretMissing, match=r"variants\.fingerprint \(course.yml\): the secret in the "
                                                      rf"environment variable {SECRET_ENV} is not this course's"):
         api.grade(root, assignments=[AID], workers=1, progress=False)
+    assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
+    # --no-verify leaves the scores to the kernel's hidden tests, which judge the lesson's numbers: refused
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    with pytest.raises(variants.SecretMissing, match=r"judged only by verification, which --no-verify turns off"):
+        api.grade(root, assignments=[AID], workers=1, progress=False, verify=False)
     assert not (root / "gradebook.db").exists() and not (root / "reports").exists()

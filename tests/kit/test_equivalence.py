@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from autograder.catalogue import all_variants
-from autograder.checks import TASKS, checks_for_task
-from autograder.checks.core import CheckFailed
+from autograder import variants
+from autograder.checks import TASKS, checks_for_assignment, checks_for_task, executor
+from autograder.checks.core import CheckFailed, evaluate
+from autograder.checks.items import ITEM, LESSON
 from autograder.inprocess import execute_answers
 from autograder.kit import public
 from autograder.kit.publicdata import _answers_only
@@ -20,7 +22,7 @@ from tests.kit.conftest import ALL, ROOT
 VARIANTS = [v for v in all_variants() if v.assignment in ALL]
 
 
-def _namespace(assignment: str, answers: dict[str, str] | None = None, stub: bool = False) -> dict:
+def _namespace(assignment: str, answers: dict[str, str] | None = None, stub: bool = False, items=None) -> dict:
     from autograder import submissions
 
     path = f"{assignment}/{assignment}.ipynb"
@@ -28,7 +30,7 @@ def _namespace(assignment: str, answers: dict[str, str] | None = None, stub: boo
     if not stub:
         release = submissions.fill(release, submissions.solution_answers(submissions.read(ROOT / "solutions" / path)))
         release = submissions.fill(release, {k: s.strip("\n") for k, s in (answers or {}).items()})
-    return execute_answers(_answers_only(release))[0]
+    return execute_answers(_answers_only(release), items)[0]
 
 
 def _kit_verdicts(kit, assignment, namespace, task, data=None):
@@ -93,6 +95,21 @@ def test_catalogue_variant_same_verdicts(kit, variant, unseeded_is_reproducible)
 def test_solution_and_stub_same_verdicts(kit, assignment):
     _compare(kit, assignment, _namespace(assignment))
     _compare(kit, assignment, _namespace(assignment, stub=True))
+
+
+@pytest.mark.parametrize("student", ["alice", "bob", "s-0042"])
+def test_solution_same_verdicts_on_each_students_own_numbers(kit, student):
+    """The notebook computed from a student's own Stop-and-try numbers (issue 22): the kit's checks say what
+    the grader's say, and the grader's hidden checks judged on those numbers pass."""
+    items = variants.student_items(variants.PUBLIC_SECRET, "attention-arithmetic", student, [ITEM])
+    assert items[ITEM] != LESSON[ITEM]
+    namespace = _namespace("02_scaling", items=items)
+    assert np.allclose(namespace["STOP_AND_TRY_SCORES"], items[ITEM].scores())  # the notebook used the student's
+    _compare(kit, "02_scaling", namespace)
+    numbers = {c.item for c in checks_for_assignment("02_scaling") if c.item}
+    assert numbers == {ITEM}
+    assert all(evaluate(c, executor(c, namespace), 0, items).passed for c in checks_for_assignment("02_scaling")
+               if c.item)
 
 
 UNSEEN_CORRECT = {

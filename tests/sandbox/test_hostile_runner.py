@@ -282,3 +282,40 @@ def test_a_key_left_by_a_run_never_meets_the_next():
     runner_server.servers.discard()
     assert all(k > 0 for k in _value(KEYS_A, "K"))  # the keys were added
     assert _value(KEYS_B, "K") == [-1, -1]
+
+
+#: Issue 22: a run that claims another student's id everywhere an id could be read from, rewrites its job file
+#: with that student's numbers (as plain data, the job's own format), then asks for its numbers.
+CLAIM = """
+import json, os
+os.environ.update(JUPYTERHUB_USER='alice', USER='alice', LOGNAME='alice', STUDENT_ID='alice')
+try:
+    job = json.load(open('/job/job.json'))
+    job['numbers'] = ALICE
+    json.dump(job, open('/job/job.json', 'w'))
+    WROTE = True
+except OSError:
+    WROTE = False
+from autograder.notebook import Grader
+q, k = Grader('02_scaling', globals()).numbers('02_scaling/stop_and_try')
+Q = [q.tolist(), k.tolist()]
+"""
+
+
+def test_a_run_cannot_choose_whose_numbers_grader_numbers_gives():
+    """The runner's ``grader.numbers`` gives the numbers the job named when it started (the submission's
+    folder's), whatever id the notebook claims and whatever it writes."""
+    from autograder import variants
+    from autograder.checks.items import ITEM
+    from autograder.notebook.numbers import entry
+
+    secret = b"the hostile test's course secret, 0123456789"
+    eve, alice = (variants.student_items(secret, "c", s, [ITEM])[ITEM] for s in ("eve", "alice"))
+    assert eve != alice
+    session = launch.run_session([(0, f"ALICE = {{{ITEM!r}: {entry(alice)!r}}}\n" + CLAIM)],
+                                 [(0, Call("Q", value_only=True), "Q")], given=(), graded=(), assignment="02_scaling",
+                                 limits=LIMITS, kind="bubblewrap", numbers={ITEM: entry(eve)})
+    assert session.cell_errors == {} and session.outcomes[0].error is None, (session.cell_errors, session.notes)
+    q, k = session.outcomes[0].value
+    np.testing.assert_array_equal(np.array(q, dtype=float), eve.q)
+    np.testing.assert_array_equal(np.array(k, dtype=float), eve.k)

@@ -80,3 +80,20 @@ def test_report_lists_and_plots_the_checks_to_look_at():
     assert "Look at these checks" in section
     assert section.index("softmax_large_scores") < section.index("Every check")
     assert "<svg" in section  # the difficulty-against-discrimination plot
+
+
+def test_a_per_student_items_checks_count_students_right_on_their_own_numbers():
+    """Issue 22: a check of a per-student item (02's Stop-and-try values) is marked ``own_numbers`` from the
+    registry (``Check.item``), and its "passing" counts the verified verdicts, each judged on the student's own
+    numbers: two right on their own, one who handed in a classmate's answers."""
+    verdicts = {"alice": (True, None), "eve": (True, None), "bob": (False, "variants.others_numbers")}
+    subs = [{"student_id": sid, "assignment_id": "02_scaling", "notebook_id": "02_scaling", "status": "graded",
+             "flags": [], "cells": [{"grade_id": g, "task": g.rsplit("_", 1)[0], "max_score": 1.0,
+                                     "score": float(ok), "passed": ok, "manual": False, "misconception": m}
+                                    for g in ("STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_SCORES_format")]}
+            for sid, (ok, m) in verdicts.items()]
+    rows = {r.grade_id: r for r in item_analysis(subs)}
+    values, form = rows["STOP_AND_TRY_SCORES_values"], rows["STOP_AND_TRY_SCORES_format"]
+    assert values.own_numbers and not form.own_numbers
+    assert values.difficulty == pytest.approx(2 / 3) and values.misconceptions == [("variants.others_numbers", 1)]
+    assert values.record()["own_numbers"] is True

@@ -94,3 +94,30 @@ def test_unreadable_files_exit_2(tmp_path, capsys):
     assert "not a readable notebook" in capsys.readouterr().err
     assert cli.main(["check", str(tmp_path / "missing.ipynb")]) == 2
     assert cli.main(["check", str(bad), "--assignment", "99_nope"]) == 2
+
+
+def test_self_study_with_variants_grades_each_student_on_numbers_derived_with_the_public_secret(tmp_path, monkeypatch):
+    """Issue 22 in self-study: ``grader.numbers`` derives the student's numbers with the public secret and says
+    so, and ``autograder check`` judges the notebook on those: the released solution's answers (computed from
+    them) pass, the lesson's worked example typed in does not."""
+    from autograder import variants
+    from autograder.checks.items import ITEM, LESSON
+    from autograder.notebook import own_items
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "course.yml").read_text().replace("\nmode: classroom\n", "\nmode: self-study\n")
+    (tmp_path / "course.yml").write_text(text + "variants:\n  secret_env: UNUSED_IN_SELF_STUDY\n")
+    monkeypatch.setenv("JUPYTERHUB_USER", "bob")
+    items, whose = own_items([ITEM], cwd=tmp_path)
+    bob = variants.student_items(variants.PUBLIC_SECRET, "attention-arithmetic", "bob", [ITEM])[ITEM]
+    assert items == {ITEM: bob} and bob != LESSON[ITEM]
+    assert "student bob, from JUPYTERHUB_USER" in whose and "public secret" in whose
+    assert own_items([ITEM], cwd=root)[0] == {ITEM: LESSON[ITEM]}  # this course: no variants, the lesson's
+
+    # one run: the released solution (the rest computed from grader.numbers) with the lesson's scores typed in
+    solved = course_notebook("solutions", "02_scaling")
+    typed = {"STOP_AND_TRY_SCORES": f"STOP_AND_TRY_SCORES = {LESSON[ITEM].scores().tolist()!r}"}
+    nbformat.write(fill(course_notebook("assignments", "02_scaling"), {**solution_answers(solved), **typed}),
+                   tmp_path / "nb.ipynb")
+    tasks = {t.task: t.ok for t in selfcheck.grade_file(tmp_path / "nb.ipynb").tasks}
+    assert tasks == {**{task: True for task in TASKS["02_scaling"]}, "STOP_AND_TRY_SCORES": False}

@@ -5,15 +5,19 @@ In the notebook's given cell ``grader = Grader("01_scores_softmax", globals())``
 at the end ``grader.summary()``. The same calls and the same printed text as the grader's own
 Grader; the verdicts come from public data computed when the kit was built
 (:mod:`autograder.kit.public`), never from hidden checks, and never say whether an answer-key
-value (``STOP_AND_TRY_*``) is right.
+value (``STOP_AND_TRY_*``) is right. ``grader.numbers(item)`` gives the student's own numbers of a
+per-student item (``notebook/numbers.py``: the graded submission's where the grader wrote them, else
+this kit's entry for the student's id).
 """
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from ..checks.core import Verdict, quiet
 from ..kit import public
+from . import numbers as _numbers
 from . import wording as _render
 from .wording import FAIL, PASS, ValidationFailed, render  # noqa: F401 (as the grader's module offers them)
 
@@ -40,6 +44,17 @@ class Grader:
 
     def _public(self, task: str) -> list[Verdict]:
         return [public.verdict(spec, self.namespace) for spec in self._specs(task)]
+
+    def numbers(self, item_id: str) -> tuple:
+        """Print and return this student's numbers of the per-student item ``item_id`` (e.g. ``STOP_Q, STOP_K``).
+
+        When graded, the submission's (written by the grader into this kit: nothing in the notebook or its
+        environment chooses them); otherwise this kit's numbers for the student's id, or an error saying
+        that it has none (never the lesson's numbers instead of one's own).
+        """
+        kit = Path(public.__file__).resolve().parent
+        graded = _numbers.graded_numbers(kit, item_id)
+        return graded if graded is not None else _numbers.kit_numbers(kit, item_id)
 
     def check(self, task: str) -> None:
         """Print a short verdict for ``task``: which properties hold and which fail (and, when the notebook
