@@ -16,7 +16,7 @@ from ..checks import GENERIC_MISCONCEPTIONS, checks_for_assignment, executor
 from ..checks.core import Verdict, evaluate
 from ..inprocess import execute_answers
 from ..notebook import model
-from . import Variant
+from . import Variant, reach
 from .sweep import Sweep
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,12 +48,40 @@ def grade_over_seeds(variant: Variant, seeds) -> dict[int, list[Verdict]]:
     The student's code runs once per check and distinct set of calls (seeds at which a check
     makes the very same calls share that run) and every outcome is judged; the calls, and the
     reference's answers about them, are shared by the variants of the assignment (:mod:`.sweep`).
+    A check that can reach none of the names the variant changed is the solution's: its verdicts
+    are the solution's run's (:mod:`.reach`).
     """
+    seeds = tuple(seeds)
     namespace, _ = execute_answers(_notebook(variant.assignment, variant.answers))
-    sweep = _sweep(variant.assignment)
+    solution = _solution(variant.assignment, seeds) if variant.answers else None
+    changed = reach.changed(namespace, solution[0]) if solution else None
+    return _graded(variant.assignment, namespace, seeds, changed, solution[1] if solution else None)
+
+
+_SOLUTION: dict[tuple, tuple[dict, dict]] = {}  # (assignment, seeds) -> (fingerprints, {seed: verdicts})
+
+
+def _solution(assignment: str, seeds: tuple) -> tuple[dict, dict[int, list[Verdict]]]:
+    """The instructor's notebook: its namespace's fingerprints and its verdicts over ``seeds``."""
+    if (assignment, seeds) not in _SOLUTION:
+        namespace, _ = execute_answers(_notebook(assignment, {}))
+        _SOLUTION.clear()  # the catalogue lists variants by assignment: the previous one's is let go
+        _SOLUTION[(assignment, seeds)] = reach.fingerprints(namespace), _graded(assignment, namespace, seeds)
+    return _SOLUTION[(assignment, seeds)]
+
+
+def _graded(assignment: str, namespace: dict, seeds: tuple, changed: set[str] | None = None,
+            solution: dict[int, list[Verdict]] | None = None) -> dict[int, list[Verdict]]:
+    sweep = _sweep(assignment)
     graded: dict[int, list[Verdict]] = {seed: [] for seed in seeds}
     with sweep.reference():
-        for check in checks_for_assignment(variant.assignment):
+        for index, check in enumerate(checks_for_assignment(assignment)):
+            if solution is not None:
+                names = {call.name for seed in seeds for call in sweep.calls(check, seed)}
+                if not reach.reach(names, namespace, skip=check.helpers) & changed:
+                    for seed in seeds:
+                        graded[seed].append(dataclasses.replace(solution[seed][index]))
+                    continue
             done: dict[bytes, Verdict] = {}
             for seed in seeds:
                 key = sweep.same_calls(check, seed)

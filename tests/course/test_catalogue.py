@@ -43,7 +43,8 @@ def _grade(index: int) -> dict:
 @pytest.fixture(scope="module")
 def graded() -> dict:
     """``{variant name: {seed: verdicts}}``: the whole catalogue over every seed, graded once, in two
-    processes (in-process grading is all CPU: 95 s in one process; a variant costs 0.1-2.5 s)."""
+    processes (in-process grading is all CPU: about 95 s of it over 20 seeds, since the checks a variant
+    cannot reach take the solution's verdicts, autograder/catalogue/reach.py)."""
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
         return {v.name: verdicts for v, verdicts in zip(VARIANTS, pool.map(_grade, range(len(VARIANTS)), chunksize=4))}
 
