@@ -56,6 +56,20 @@ def number(outcome: Outcome, call: Call, what: str | None = None) -> float:
     return float(arr.reshape(()))
 
 
+def weight_kind(outcome: Outcome, call: Call, what: str | None = None) -> None:
+    """Fail unless the outcome is of a weight's kind: one floating number in [0, 1], NaN and inf aside (those
+    have a judge of their own). A whole number is not a weight (an index or a count, say): a diagnosis that
+    compares weights (a flag read or ignored, a branch taken) would name a mistake the answer did not make."""
+    got = number(outcome, call, what)
+    what = what or f"`{call.describe()}`"
+    if isinstance(outcome.value, (bool, int, np.integer, np.bool_)) or np.asarray(outcome.value).dtype.kind in "biu":
+        raise CheckFailed(f"{what} returned the whole number {got:g}: the answer is a weight, a fraction between 0 and 1 "
+                          "(a softmax probability), not an index or a count.", "wrong_type")
+    if np.isfinite(got) and not 0.0 <= got <= 1.0:
+        raise CheckFailed(f"{what} returned {got:.6g}, outside [0, 1]: the answer is a weight, a softmax probability.",
+                          "wrong_values")
+
+
 def pair(outcome: Outcome, call: Call) -> tuple[np.ndarray, np.ndarray]:
     """An ``(output, weights)`` result as two arrays."""
     result = value(outcome, call)

@@ -74,7 +74,7 @@ def _judge_causal(call, outcome):
                "diagonal, query i sees keys 0..i (np.tril's offset k moves it).") for ahead in (1, 2) if ahead != n_k - n_q],
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
-             "sees keys 0..i, whatever n_k is (`np.tril` of an (n_q, n_k) array of ones)."),
+             "sees keys 0..i, whatever n_k is (the diagonal starts at entry (0, 0), not at the last query's corner)."),
         ):
             if as_bool is not None and np.array_equal(as_bool, candidate):
                 raise CheckFailed(message, misconception)
