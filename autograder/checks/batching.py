@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from . import expect
 from .core import GENERIC_MISCONCEPTIONS, Call, CheckFailed, Outcome
 
 #: The message of a task's ``fixed_axes`` misconception (the verdict's own failure follows in brackets).
@@ -51,7 +52,7 @@ def with_first_sequences(calls: Sequence[Call], core: Core) -> list[Call]:
 def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome], graded: int, core: Core,
                                judge: Callable[[Call, Outcome], None], misconception: str, message: str = FIXED_AXES,
                                failures: frozenset = frozenset({"raises"}), batched_mistakes: frozenset = frozenset()) -> None:
-    """``judge`` on the ``graded`` calls (each: the first specific diagnosis wins); a generic failure of a
+    """``judge`` on the ``graded`` calls (a diagnosis as :func:`.expect.each` gives it); a generic failure of a
     batched call whose first-sequence probe ``judge`` accepts, with every unbatched call right too, fails
     naming ``misconception``: the answer is right on one sequence, not with batch axes in front.
 
@@ -84,16 +85,15 @@ def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome
         try:
             judge(call, outcome)
         except CheckFailed as failure:
-            if failure.misconception not in GENERIC_MISCONCEPTIONS:
-                guess = (outcome.error is not None and index in probe_of and failure.misconception
-                         not in batched_mistakes and alone(index))
-                if not guess:
-                    raise
+            if (failure.misconception not in GENERIC_MISCONCEPTIONS and outcome.error is not None
+                    and failure.misconception not in batched_mistakes and index in probe_of and alone(index)):
                 kind, _, detail = outcome.error.partition(": ")
                 failure = CheckFailed(f"`{call.describe()}` raised {kind}: {detail}", "raises")
             failed[index] = failure
     if not failed:
         return
+    if any(f.misconception not in GENERIC_MISCONCEPTIONS for f in failed.values()):
+        raise expect.consistent([(calls[i], failed[i]) for i in sorted(failed)])
     first = failed[min(failed)]
     if all(index in probe_of and alone(index) and f.misconception in failures for index, f in failed.items()):
         raise CheckFailed(f"{message} ({first.message})", misconception)

@@ -86,10 +86,12 @@ def shape(arr: np.ndarray, expected: tuple, what: str, vocabulary: str = "",
     """Fail unless ``arr.shape == expected``; ``vocabulary`` spells the shape in the course's names."""
     if arr.shape == tuple(expected):
         return
+    vague = CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}", "wrong_shape")
     for candidate, misconception, message in diagnoses:
         if arr.shape == tuple(candidate):
-            raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}: {message}", misconception)
-    raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}", "wrong_shape")
+            raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}: {message}",
+                              misconception, vague)
+    raise vague
 
 
 def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
@@ -110,16 +112,18 @@ def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
         raise CheckFailed(f"{what} has shape {arr.shape}, expected {reference.shape}", "wrong_shape")
     if allclose(arr, reference, rtol, atol):
         return
+    if np.isnan(arr).any() and not np.isnan(reference).any():
+        vague = CheckFailed(f"NaN in {what}, where every value should be a number", "nan")
+    else:
+        vague = CheckFailed(f"{what} {generic or 'does not match the reference values'}", generic_misconception)
     for tier in (own, diagnoses):
         matching = [(misconception, message) for candidate, misconception, message in tier
                     if np.shape(candidate) == arr.shape and allclose(arr, candidate, rtol, atol)]
         if len({misconception for misconception, _ in matching}) == 1:
-            raise CheckFailed(matching[0][1], matching[0][0])
+            raise CheckFailed(matching[0][1], matching[0][0], vague)
         if matching:
             break  # two mistakes fit: a later tier cannot tell them apart either
-    if np.isnan(arr).any() and not np.isnan(reference).any():
-        raise CheckFailed(f"NaN in {what}, where every value should be a number", "nan")
-    raise CheckFailed(f"{what} {generic or 'does not match the reference values'}", generic_misconception)
+    raise vague
 
 
 def allclose(a, b, rtol: float, atol: float) -> bool:
@@ -147,18 +151,33 @@ def unmodified(outcome: Outcome, call: Call, names: dict[str, str] | None = None
 
 
 def each(calls, outcomes, judge, *args) -> None:
-    """``judge(call, outcome, *args)`` on every input; the first failure that names a specific mistake wins.
+    """``judge(call, outcome, *args)`` on every input; the first failure that names a specific mistake wins,
+    unless another input names a different one.
 
     A check's first input may fail in a way that says little (a raw shape error on a non-square case)
-    while a later one shows which mistake it is (the square case): the student gets the diagnosis.
+    while a later one shows which mistake it is (the square case): the student gets the diagnosis. Two
+    inputs that name two mistakes contradict each other: no one mistake explains the answer, so the first
+    failure is given in its vague form (the property that fails, on which input).
     """
     failures = []
     for call, outcome in zip(calls, outcomes):
         try:
             judge(call, outcome, *args)
         except CheckFailed as failure:
-            if failure.misconception not in GENERIC_MISCONCEPTIONS:
-                raise
-            failures.append(failure)
+            failures.append((call, failure))
     if failures:
-        raise failures[0]
+        raise consistent(failures)
+
+
+def consistent(failures: list[tuple[Call, CheckFailed]]) -> CheckFailed:
+    """The verdict of a check whose inputs failed as ``failures`` (``(call, failure)`` in input order): the first
+    that names a mistake, where every failure that names one names that one; otherwise the first failure, in
+    its vague form where it named a mistake."""
+    named = [f for _, f in failures if f.misconception not in GENERIC_MISCONCEPTIONS]
+    if len({f.misconception for f in named}) == 1:
+        return named[0]
+    call, first = failures[0]
+    if first.misconception in GENERIC_MISCONCEPTIONS:
+        return first
+    return first.vague or CheckFailed(f"`{call.describe()}` is wrong, and no one known mistake explains your answers "
+                                      "on every input of this check.", "wrong_values")

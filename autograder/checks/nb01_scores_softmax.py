@@ -225,8 +225,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax", (np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -1003.0]]),)),
                                Call("softmax", (rng.standard_normal((3, 4)) * 1e4,))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_softmax(call, outcome)
+    expect.each(calls, outcomes, _judge_softmax)
 
 
 @checks.add("softmax", "row_max", "rows of very different sizes (each row's own maximum)",
@@ -239,8 +238,8 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax", (rng.standard_normal((3, 4, 5)),), {"axis": 0}),
                                Call("softmax", (rng.standard_normal((3, 4, 5)),), {"axis": 1})])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_softmax(call, outcome, f"your weights with axis={call.kwargs['axis']}")
+    expect.each(calls, outcomes, lambda call, outcome: _judge_softmax(
+        call, outcome, f"your weights with axis={call.kwargs['axis']}"))
 
 
 @checks.add("softmax", "float32", "float32 scores",

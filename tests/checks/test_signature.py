@@ -257,3 +257,24 @@ def test_a_count_two_mistakes_explain_names_neither():
     verdict = _verdict("score_costs_values", "score_costs", costs_counting_tanh, 0, first=1)
     assert not verdict.passed and verdict.misconception == "wrong_values", verdict
     assert "(8, 16, 8)" in verdict.message
+
+
+def test_two_inputs_that_name_two_mistakes_name_neither():
+    """expect.each: a diagnosis holds only where no other input of the check names a different mistake; the
+    verdict is then the first input's property, vague (issue 24: one call's coincidence named a mistake)."""
+    from autograder.checks.core import Call
+
+    calls = [Call("f", (np.zeros(2),)), Call("f", (np.ones(2),))]
+    outcomes = [Outcome(value=np.array([1.0, 2.0])), Outcome(value=np.array([3.0, 4.0]))]
+    reference = np.zeros(2)
+
+    def judge(call, outcome, mistakes):
+        expect.close(np.asarray(outcome.value), reference, "your values", generic="are off at this input",
+                     diagnoses=[(np.asarray(outcome.value), mistakes[int(call.args[0][0])], "a message")])
+
+    with pytest.raises(CheckFailed) as failure:
+        expect.each(calls, outcomes, judge, ("m.one", "m.two"))
+    assert failure.value.misconception == "wrong_values" and failure.value.message == "your values are off at this input"
+    with pytest.raises(CheckFailed) as failure:
+        expect.each(calls, outcomes, judge, ("m.one", "m.one"))
+    assert failure.value.misconception == "m.one"
