@@ -56,17 +56,19 @@ def number(outcome: Outcome, call: Call, what: str | None = None) -> float:
     return float(arr.reshape(()))
 
 
-def weight_kind(outcome: Outcome, call: Call, what: str | None = None) -> None:
-    """Fail unless the outcome is of a weight's kind: one floating number in [0, 1], NaN and inf aside (those
-    have a judge of their own). A whole number is not a weight (an index or a count, say): a diagnosis that
-    compares weights (a flag read or ignored, a branch taken) would name a mistake the answer did not make."""
+def weight_kind(outcome: Outcome, call: Call, what: str | None = None, lowest: float = 0.0,
+                why: str = "a softmax probability") -> None:
+    """Fail unless the outcome is of a weight's kind: one floating number in [``lowest``, 1], NaN and inf aside
+    (those have a judge of their own). A whole number is not a weight (an index or a count, say): a diagnosis
+    that compares weights (a flag read or ignored, a branch taken) would name a mistake the answer did not make.
+    ``why``: what bounds the weight, in words (the largest of three weights that sum to 1 is at least 1/3)."""
     got = number(outcome, call, what)
     what = what or f"`{call.describe()}`"
     if isinstance(outcome.value, (bool, int, np.integer, np.bool_)) or np.asarray(outcome.value).dtype.kind in "biu":
         raise CheckFailed(f"{what} returned the whole number {got:g}: the answer is a weight, a fraction between 0 and 1 "
                           "(a softmax probability), not an index or a count.", "wrong_type")
-    if np.isfinite(got) and not 0.0 <= got <= 1.0:
-        raise CheckFailed(f"{what} returned {got:.6g}, outside [0, 1]: the answer is a weight, a softmax probability.",
+    if np.isfinite(got) and not lowest - 1e-12 <= got <= 1.0 + 1e-12:
+        raise CheckFailed(f"{what} returned {got:.6g}, outside [{lowest:.4g}, 1]: the answer is a weight, {why}.",
                           "wrong_values")
 
 

@@ -295,7 +295,8 @@ def _judge_leading(calls, outcomes, scaled):
         for other_call, other in zip(calls, outcomes):  # a flag or curve compared only between weights
             if _number_or_none(other) is not None:
                 expect.weight_kind(other, other_call, f"`leading_weight({other_call.args[0]!r}, "
-                                                      f"scaled={other_call.kwargs['scaled']})`")
+                                                      f"scaled={other_call.kwargs['scaled']})`", 1 / 3,
+                                   "the largest of three softmax weights that sum to 1, so at least 1/3")
         flag = _flag_mistake(calls, outcomes, scaled)
         if flag is not None:
             raise CheckFailed(*flag)

@@ -133,6 +133,10 @@ def leading_index(width, scaled=True):
     return int(np.argmax(weights))             # the index of the leading key, not its weight
 
 
+def leading_index_as_float(width, scaled=True):
+    return float(leading_index(width, scaled))
+
+
 def average_transposed(weights, V):
     return np.swapaxes(np.asarray(weights), -1, -2) @ np.asarray(V)
 
@@ -237,12 +241,13 @@ def test_an_answer_that_only_raises_where_a_mistake_raises_is_not_given_its_name
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("grade_id", ["leading_weight_scaled_flat", "leading_weight_unscaled_saturates"])
-def test_an_index_is_not_diagnosed_as_a_flag_mistake(grade_id, seed):
+@pytest.mark.parametrize("answer, said", [(leading_index, "whole number"), (leading_index_as_float, "at least 1/3")])
+def test_an_index_is_not_diagnosed_as_a_flag_mistake(grade_id, answer, said, seed):
     """An argmax reads the flag but gives 0 either way: the verdict says what kind of value came back, and
     names no flag mistake (issue 24: it was told "your result does not change with `scaled`")."""
-    verdict = _verdict(grade_id, "leading_weight", leading_index, seed)
+    verdict = _verdict(grade_id, "leading_weight", answer, seed)
     assert not verdict.passed and verdict.misconception in GENERIC_MISCONCEPTIONS, verdict
-    assert "whole number" in verdict.message and "scaled`:" not in verdict.message, verdict
+    assert said in verdict.message and "scaled`:" not in verdict.message, verdict
 
 
 def test_the_cost_calls_separate_the_tanh_count_from_the_per_pair_width():
