@@ -327,3 +327,25 @@ def dot_product(q, k):
         source="seed 002's third misconception (CONCEPT_SIMILARITY option c): a score read as a distance between "
                "query and key; the dot product is larger for a better match, a distance smaller"),
 ]
+
+# ---------------------------------------------------------------- issue 24: written for two axes, named as such
+# An error on a batched call names `.T` only where the error is the one `.T` gives (its family: a product whose
+# shapes do not line up), never for an unpacking of `.shape` or an einsum without `...`; an answer right on one
+# sequence that raises with batch axes in front is named for that.
+VARIANTS += [
+    Variant("average_unpacked_table", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    weights, V = np.asarray(weights), np.asarray(V)
+    n_q, n_k = weights.shape                      # one table of weights
+    return np.stack([sum(weights[i, j] * V[j] for j in range(n_k)) for i in range(n_q)])
+'''}, misconception="weighted_average.fixed_axes",
+        source="the textbook double loop out[i] = sum_j w_ij v_j (seed 002's worked example), written for one "
+               "(n_q, n_k) table: numpy's `@` broadcasts leading axes ('stacks of matrices', np.matmul docs), an "
+               "unpacking of two axes does not"),
+    Variant("scores_einsum_two_axes", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    return np.einsum("id,jd->ij", np.asarray(Q), np.asarray(K))   # query i against key j
+'''}, misconception="attention_scores.fixed_axes",
+        source="einsum subscripts without `...` fit one number of axes only (numpy docs of np.einsum: 'To enable "
+               "and control broadcasting, use an ellipsis')"),
+]

@@ -466,3 +466,16 @@ VARIANTS += [
             source="a softmax along axis 0, the query axis of one (n_q, n_k) table, is a batch axis of batched "
                    "scores; the weights of each query must sum to 1 over the keys (Vaswani et al. 2017, eq. 1)"),
 ]
+
+# ---------------------------------------------------------------- issue 24: written for two axes, named as such
+VARIANTS += [
+    Variant("sdpa_einsum_two_axes", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    n_q, d_k = Q.shape                                   # one sequence of queries
+    weights = softmax(np.einsum("qd,kd->qk", Q, K) / math.sqrt(d_k))
+    return weights @ V, weights
+'''}, misconception="attention.fixed_axes",
+        source="the 2-D formula softmax(Q K^T / sqrt(d_k)) V of Vaswani et al. 2017, eq. 1, written with fixed "
+               "axes; numpy docs of np.einsum ('To enable and control broadcasting, use an ellipsis')"),
+]

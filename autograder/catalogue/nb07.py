@@ -226,3 +226,29 @@ def width_for_budget(kind, d, budget):
         source="rounding a matched width to the nearest integer exceeds the budget whenever the fraction is at "
                "least one half; the largest width within the budget is the floor"),
 ]
+
+# ---------------------------------------------------------------- issue 24: diagnoses that are right when they speak
+# A count is named only by a mistake that explains every call (at d = 2 h the tanh count equals d per pair), and
+# an error on a batched call names a mistake only where that mistake's error on one sequence is the answer's too.
+VARIANTS += [
+    Variant("score_costs_counts_tanh", A, "score_costs", {"score_costs": '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * d * d + n * n * d
+    projections, per_pair = 2 * n * d * h, n * n * h
+    if kind == "additive":
+        per_pair += n * n * h        # one tanh per hidden unit of every pair
+        return 2 * d * h + h, projections + per_pair
+    return 2 * d * h, projections + per_pair
+'''}, misconception="score_costs.counts_tanh",
+        source="the reference counts only multiply-adds (attention_ref.scoring.score_costs: 'Additions, the tanh "
+               "... are not counted'); commonly seen: costing every elementary operation of v^T tanh(W q + U k)"),
+    Variant("additive_scores_two_axes_only", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    a, c = Q @ W_q, K @ W_k                       # (n_q, h) and (n_k, h)
+    hidden = np.tanh(a[:, None, :] + c[None, :, :])
+    return hidden @ v
+'''}, misconception="additive_scores.fixed_axes",
+        source="broadcasting written for one sequence (numpy docs, 'Broadcasting': a[:, None] + b[None, :]); with a "
+               "batch axis in front, `:` and None land on the wrong axes"),
+]

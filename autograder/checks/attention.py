@@ -8,7 +8,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import expect, signature
 from .core import CheckFailed
 
 
@@ -165,21 +165,34 @@ def _nan_cause(Q, K, mask) -> str:
             "subtracting each row's maximum first keeps the largest exp at 1 (the given `softmax` does it).")
 
 
+#: The transposes of K that raise, named by their own error on the call (:func:`signature.identify`: its type
+#: and family, and no other one's): an unpacking of ``scores.shape`` or an einsum without ``...`` is neither.
+TRANSPOSE_RAISING = (
+    ("attention.batched_transpose",
+     "the shapes do not line up, exactly where they would after a `.T`: on a batched array `.T` reverses every axis, "
+     "the batch axes too, so batch b of Q no longer meets batch b of K; only the last two axes of K swap.",
+     lambda Q, K: Q @ K.T),
+    ("attention.k_not_transposed", "the shapes do not line up; the scores are Q K^T (K transposed).",
+     lambda Q, K: Q @ K),
+)
+
+
+def _raised_transpose(call, outcome, batch) -> None:
+    """Fail naming the transpose mistake whose error the call's is, if it is only one."""
+    Q, K = call.args[:2]
+    found = signature.identify([outcome], [(m, message, [signature.predict(f, Q, K)]) for m, message, f
+                                           in TRANSPOSE_RAISING if batch or m != "attention.batched_transpose"])
+    if found is not None:
+        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: {found[1]}", found[0])
+
+
 def judge_attention(call, outcome, *, mask=None, what=""):
     """Compare (output, weights) with the reference; diagnose the usual mistakes."""
     Q, K, V = call.args[:3]
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
     n_q, n_k, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
-    if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error):
-        if batch and Q.shape[-1] != K.shape[-2]:  # both a missing and a whole-array transpose fail here
-            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up; "
-                              "the scores are Q K^T with only the last two axes of K swapped.", "raises")
-        if batch:
-            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: on a batched array `.T` "
-                              "reverses every axis, the batch axes too; swap only the last two axes of K.",
-                              "attention.batched_transpose")
-        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up; "
-                          "the scores are Q K^T (K transposed).", "attention.k_not_transposed")
+    if outcome.error is not None:
+        _raised_transpose(call, outcome, batch)
     out, weights = expect.pair(outcome, call)
     if n_k != d_v and out.shape == batch + (n_q, n_k) and weights.shape == batch + (n_q, d_v):
         raise CheckFailed("you returned (weights, output): return the output first, then the weights.",

@@ -1,65 +1,100 @@
 """Telling "written for one sequence" apart (issue 24): the same call on the first entry of the batch axes.
 
 A check of batched inputs adds, after its graded calls, one probe per batched call: the same call with
-every leading batch axis of its first argument taken at index 0, one sequence of the batch. The probes are
+every leading batch axis of its batched arguments taken at index 0, one sequence of the batch. The probes are
 never graded (the notebook's unbatched checks grade that case); they are read only when a batched call
-fails with a generic verdict. An answer that is right on every probe and raises on the batched calls was
-written for one fixed number of axes (einsum subscripts without ``...``, a transpose or an unpacking of
-fixed axes): that is the property the student can act on, and it names the task's ``fixed_axes``.
+fails. An answer that is right on every probe and raises on the batched calls was written for one fixed
+number of axes (einsum subscripts without ``...``, a transpose or an unpacking of fixed axes): that is the
+property the student can act on, and it names the task's ``fixed_axes``. A mistake named from a batched
+call's error alone is checked against its probe the same way: one that would raise on one sequence too is
+not the answer's when the answer is right there.
 """
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from . import expect
 from .core import GENERIC_MISCONCEPTIONS, Call, CheckFailed, Outcome
 
+#: The message of a task's ``fixed_axes`` misconception (the verdict's own failure follows in brackets).
+FIXED_AXES = ("your answer is right on one sequence but not with batch axes in front: it is written for a fixed "
+              "number of axes. Count the axes from the end (-1, -2, ...), or use `...` in einsum and `@`, so that any "
+              "leading axes pass through")
 
-def first_sequence(call: Call, core: int) -> Call | None:
-    """``call`` with its first argument's leading batch axes taken at index 0 (None when it has none);
-    ``core``: how many trailing axes one sequence of that argument has."""
-    first = call.args[0]
-    lead = first.ndim - core
+Core = int | Sequence  # one argument's trailing axes, or one entry per positional argument (None: not sliced)
+
+
+def _cores(call: Call, core: Core) -> list:
+    return [core] + [None] * (len(call.args) - 1) if isinstance(core, int) else list(core)
+
+
+def first_sequence(call: Call, core: Core) -> Call | None:
+    """``call`` with its batched arguments' leading axes taken at index 0 (None when none has any).
+
+    ``core``: how many trailing axes one sequence of the first argument has; or one entry per positional
+    argument (None for one left as it is: a weight matrix shared by the batch). The arguments sliced share
+    their leading axes (the course's shapes), so entry 0 of each is one sequence's."""
+    cores = _cores(call, core)
+    leads = [arg.ndim - c for arg, c in zip(call.args, cores) if c is not None]
+    lead = max(leads, default=0)
     if lead <= 0:
         return None
-    return Call(call.name, (first[(0,) * lead].copy(), *call.args[1:]), dict(call.kwargs))
+    args = tuple(arg[(0,) * (arg.ndim - c)].copy() if c is not None and arg.ndim > c else arg
+                 for arg, c in zip(call.args, cores + [None] * len(call.args)))
+    return Call(call.name, args, dict(call.kwargs))
 
 
-def with_first_sequences(calls: Sequence[Call], core: int) -> list[Call]:
+def with_first_sequences(calls: Sequence[Call], core: Core) -> list[Call]:
     """The graded ``calls``, then one probe per batched call (:func:`first_sequence`)."""
     return list(calls) + [probe for probe in (first_sequence(c, core) for c in calls) if probe is not None]
 
 
-def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome], graded: int, core: int,
-                               judge: Callable[[Call, Outcome], None], misconception: str, message: str,
-                               failures: frozenset = frozenset({"raises"})) -> None:
-    """``judge`` on the ``graded`` calls (each: the first specific diagnosis wins); a generic failure of a
+def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome], graded: int, core: Core,
+                               judge: Callable[[Call, Outcome], None], misconception: str, message: str = FIXED_AXES,
+                               failures: frozenset = frozenset({"raises"}), batched_mistakes: frozenset = frozenset()) -> None:
+    """``judge`` on the ``graded`` calls (a diagnosis as :func:`.expect.each` gives it); a generic failure of a
     batched call whose first-sequence probe ``judge`` accepts, with every unbatched call right too, fails
     naming ``misconception``: the answer is right on one sequence, not with batch axes in front.
 
     ``failures``: the generic verdicts that say so. By default an error only: wrong values or a wrong shape
     on a batch may also come from mixing the batch entries, a mistake of its own where a task has one
-    (``merge_heads.moves_batch_axis``), so they name nothing unless the task has no such mistake."""
+    (``merge_heads.moves_batch_axis``), so they name nothing unless the task has no such mistake.
+
+    A specific mistake named from the *error* of a batched call is a guess where the probe is right: that
+    mistake would raise on one sequence too (adding two tables row by row fails on any unequal lengths), so
+    it counts as a raise, unless it is one of ``batched_mistakes``, the task's mistakes that are right on one
+    sequence themselves (a `.T` that reverses the batch axes; named by their own signature)."""
     failed = {}
+    probe_of = {}
+    probes = iter(zip(calls[graded:], outcomes[graded:]))
+    for index, call in enumerate(calls[:graded]):
+        if first_sequence(call, core) is not None and (probe := next(probes, None)) is not None:
+            probe_of[index] = probe
+    right_alone = {}
+
+    def alone(index: int) -> bool:
+        if index not in right_alone:
+            try:
+                judge(*probe_of[index])
+                right_alone[index] = True
+            except CheckFailed:
+                right_alone[index] = False
+        return right_alone[index]
+
     for index, (call, outcome) in enumerate(zip(calls[:graded], outcomes[:graded])):
         try:
             judge(call, outcome)
         except CheckFailed as failure:
-            if failure.misconception not in GENERIC_MISCONCEPTIONS:
-                raise
+            if (failure.misconception not in GENERIC_MISCONCEPTIONS and outcome.error is not None
+                    and failure.misconception not in batched_mistakes and index in probe_of and alone(index)):
+                kind, _, detail = outcome.error.partition(": ")
+                failure = CheckFailed(f"`{call.describe()}` raised {kind}: {detail}", "raises")
             failed[index] = failure
     if not failed:
         return
+    if any(f.misconception not in GENERIC_MISCONCEPTIONS for f in failed.values()):
+        raise expect.consistent([(calls[i], failed[i]) for i in sorted(failed)])
     first = failed[min(failed)]
-    probes = iter(zip(calls[graded:], outcomes[graded:]))
-    right_alone = {}
-    for index, call in enumerate(calls[:graded]):
-        if call.args[0].ndim > core:
-            probe, outcome = next(probes)
-            try:
-                judge(probe, outcome)
-                right_alone[index] = True
-            except CheckFailed:
-                right_alone[index] = False
-    if all(right_alone.get(i, False) and f.misconception in failures for i, f in failed.items()):
+    if all(index in probe_of and alone(index) and f.misconception in failures for index, f in failed.items()):
         raise CheckFailed(f"{message} ({first.message})", misconception)
     raise first

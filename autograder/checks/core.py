@@ -131,12 +131,16 @@ class Outcome:
 
 
 class CheckFailed(AssertionError):
-    """A failed check; the message is for the student, ``misconception`` for the report."""
+    """A failed check; the message is for the student, ``misconception`` for the report.
 
-    def __init__(self, message: str, misconception: str | None = None):
+    ``vague``: what the check says of this input where the diagnosis does not hold after all (another input of
+    the check contradicts it): the property that fails, naming nothing (:func:`.expect.each`)."""
+
+    def __init__(self, message: str, misconception: str | None = None, vague: "CheckFailed | None" = None):
         super().__init__(message)
         self.message = message
         self.misconception = misconception
+        self.vague = vague
 
     def _render_traceback_(self):
         # IPython calls this instead of printing a traceback: the student sees the

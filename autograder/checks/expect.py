@@ -56,6 +56,22 @@ def number(outcome: Outcome, call: Call, what: str | None = None) -> float:
     return float(arr.reshape(()))
 
 
+def weight_kind(outcome: Outcome, call: Call, what: str | None = None, lowest: float = 0.0,
+                why: str = "a softmax probability") -> None:
+    """Fail unless the outcome is of a weight's kind: one floating number in [``lowest``, 1], NaN and inf aside
+    (those have a judge of their own). A whole number is not a weight (an index or a count, say): a diagnosis
+    that compares weights (a flag read or ignored, a branch taken) would name a mistake the answer did not make.
+    ``why``: what bounds the weight, in words (the largest of three weights that sum to 1 is at least 1/3)."""
+    got = number(outcome, call, what)
+    what = what or f"`{call.describe()}`"
+    if isinstance(outcome.value, (bool, int, np.integer, np.bool_)) or np.asarray(outcome.value).dtype.kind in "biu":
+        raise CheckFailed(f"{what} returned the whole number {got:g}: the answer is a weight, a fraction between 0 and 1 "
+                          "(a softmax probability), not an index or a count.", "wrong_type")
+    if np.isfinite(got) and not lowest - 1e-12 <= got <= 1.0 + 1e-12:
+        raise CheckFailed(f"{what} returned {got:.6g}, outside [{lowest:.4g}, 1]: the answer is a weight, {why}.",
+                          "wrong_values")
+
+
 def pair(outcome: Outcome, call: Call) -> tuple[np.ndarray, np.ndarray]:
     """An ``(output, weights)`` result as two arrays."""
     result = value(outcome, call)
@@ -72,10 +88,12 @@ def shape(arr: np.ndarray, expected: tuple, what: str, vocabulary: str = "",
     """Fail unless ``arr.shape == expected``; ``vocabulary`` spells the shape in the course's names."""
     if arr.shape == tuple(expected):
         return
+    vague = CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}", "wrong_shape")
     for candidate, misconception, message in diagnoses:
         if arr.shape == tuple(candidate):
-            raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}: {message}", misconception)
-    raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}", "wrong_shape")
+            raise CheckFailed(f"{what} has shape {arr.shape}, expected {tuple(expected)}{vocabulary}: {message}",
+                              misconception, vague)
+    raise vague
 
 
 def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
@@ -96,16 +114,18 @@ def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
         raise CheckFailed(f"{what} has shape {arr.shape}, expected {reference.shape}", "wrong_shape")
     if allclose(arr, reference, rtol, atol):
         return
+    if np.isnan(arr).any() and not np.isnan(reference).any():
+        vague = CheckFailed(f"NaN in {what}, where every value should be a number", "nan")
+    else:
+        vague = CheckFailed(f"{what} {generic or 'does not match the reference values'}", generic_misconception)
     for tier in (own, diagnoses):
         matching = [(misconception, message) for candidate, misconception, message in tier
                     if np.shape(candidate) == arr.shape and allclose(arr, candidate, rtol, atol)]
         if len({misconception for misconception, _ in matching}) == 1:
-            raise CheckFailed(matching[0][1], matching[0][0])
+            raise CheckFailed(matching[0][1], matching[0][0], vague)
         if matching:
             break  # two mistakes fit: a later tier cannot tell them apart either
-    if np.isnan(arr).any() and not np.isnan(reference).any():
-        raise CheckFailed(f"NaN in {what}, where every value should be a number", "nan")
-    raise CheckFailed(f"{what} {generic or 'does not match the reference values'}", generic_misconception)
+    raise vague
 
 
 def allclose(a, b, rtol: float, atol: float) -> bool:
@@ -133,18 +153,33 @@ def unmodified(outcome: Outcome, call: Call, names: dict[str, str] | None = None
 
 
 def each(calls, outcomes, judge, *args) -> None:
-    """``judge(call, outcome, *args)`` on every input; the first failure that names a specific mistake wins.
+    """``judge(call, outcome, *args)`` on every input; the first failure that names a specific mistake wins,
+    unless another input names a different one.
 
     A check's first input may fail in a way that says little (a raw shape error on a non-square case)
-    while a later one shows which mistake it is (the square case): the student gets the diagnosis.
+    while a later one shows which mistake it is (the square case): the student gets the diagnosis. Two
+    inputs that name two mistakes contradict each other: no one mistake explains the answer, so the first
+    failure is given in its vague form (the property that fails, on which input).
     """
     failures = []
     for call, outcome in zip(calls, outcomes):
         try:
             judge(call, outcome, *args)
         except CheckFailed as failure:
-            if failure.misconception not in GENERIC_MISCONCEPTIONS:
-                raise
-            failures.append(failure)
+            failures.append((call, failure))
     if failures:
-        raise failures[0]
+        raise consistent(failures)
+
+
+def consistent(failures: list[tuple[Call, CheckFailed]]) -> CheckFailed:
+    """The verdict of a check whose inputs failed as ``failures`` (``(call, failure)`` in input order): the first
+    that names a mistake, where every failure that names one names that one; otherwise the first failure, in
+    its vague form where it named a mistake."""
+    named = [f for _, f in failures if f.misconception not in GENERIC_MISCONCEPTIONS]
+    if len({f.misconception for f in named}) == 1:
+        return named[0]
+    call, first = failures[0]
+    if first.misconception in GENERIC_MISCONCEPTIONS:
+        return first
+    return first.vague or CheckFailed(f"`{call.describe()}` is wrong, and no one known mistake explains your answers "
+                                      "on every input of this check.", "wrong_values")

@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, signature
+from . import batching, expect, signature
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "01_scores_softmax"
@@ -23,6 +23,8 @@ MISCONCEPTIONS = {
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
     "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "weighted_average.batched_transpose": "`.T` on batched weights or values reverses the batch axes too",
+    "weighted_average.fixed_axes": "written for one (n_q, n_k) table: right on one sequence, fails with batch axes in front",
+    "attention_scores.fixed_axes": "written for one (n, d_k) matrix: right on one sequence, fails with batch axes in front",
     "softmax.wrong_axis": "softmax normalised along the wrong axis",
     "dot_product.product_of_sums": "multiplies the sums of q and k instead of adding the products of matching entries",
     "dot_product.adds_entries": "adds matching entries instead of multiplying them",
@@ -223,8 +225,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax", (np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -1003.0]]),)),
                                Call("softmax", (rng.standard_normal((3, 4)) * 1e4,))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_softmax(call, outcome)
+    expect.each(calls, outcomes, _judge_softmax)
 
 
 @checks.add("softmax", "row_max", "rows of very different sizes (each row's own maximum)",
@@ -237,8 +238,8 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("softmax", (rng.standard_normal((3, 4, 5)),), {"axis": 0}),
                                Call("softmax", (rng.standard_normal((3, 4, 5)),), {"axis": 1})])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_softmax(call, outcome, f"your weights with axis={call.kwargs['axis']}")
+    expect.each(calls, outcomes, lambda call, outcome: _judge_softmax(
+        call, outcome, f"your weights with axis={call.kwargs['axis']}"))
 
 
 @checks.add("softmax", "float32", "float32 scores",
@@ -255,24 +256,29 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- attention_scores
+#: Mistakes of the scores named by their error on one input (:func:`signature.identify`): the error's type
+#: and family must be the mistake's own, and no other mistake's (an unpacking of ``Q.shape`` is neither).
+SCORE_RAISING = (
+    ("attention_scores.batched_transpose",
+     "the shapes do not line up, exactly where they would after a `.T`: on a batched array `.T` reverses *every* "
+     "axis, the batch axes too, so batch b of Q no longer meets batch b of K; only the last two axes swap.",
+     lambda Q, K: Q @ K.T),
+    ("attention_scores.k_not_transposed",
+     "the shapes do not line up. Each query (a row of Q, length d_k) meets each key (a row of K, length d_k): K must "
+     "be transposed so that its rows become columns.", lambda Q, K: Q @ K),
+)
+
+
 def _judge_scores(call, outcome, what="your scores"):
     Q, K = call.args
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
     n_q, n_k = Q.shape[-2], K.shape[-2]
-    if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error
-                                      or "broadcast" in outcome.error):
-        if batch and Q.shape[-1] != K.shape[-2]:  # both a missing and a whole-array transpose fail here
-            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
-                              "Entry (..., i, j) of the scores is query i of Q against key j of K: transpose only "
-                              "the last two axes of K.", "raises")
-        if batch:
-            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
-                              "On a batched array `.T` reverses *every* axis, the batch axes too; swap only the "
-                              "last two (`np.swapaxes(K, -1, -2)` or `K.transpose(..., -1, -2)` in your own words).",
-                              "attention_scores.batched_transpose")
-        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
-                          "Each query (a row of Q, length d_k) meets each key (a row of K, length d_k): K must be "
-                          "transposed so that its rows become columns.", "attention_scores.k_not_transposed")
+    if outcome.error is not None:
+        mistakes = [(m, message, [signature.predict(f, Q, K)]) for m, message, f in SCORE_RAISING
+                    if batch or m != "attention_scores.batched_transpose"]
+        found = signature.identify([outcome], mistakes)
+        if found is not None:
+            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: {found[1]}", found[0])
     scores = expect.array(outcome, call, what)
     expect.shape(scores, batch + (n_q, n_k), what, " = (..., n_q, n_k)", diagnoses=[
         (batch + (n_k, n_q), "attention_scores.keys_by_queries",
@@ -306,10 +312,12 @@ def _(calls, outcomes):
 
 
 @checks.add("attention_scores", "batched", "leading batch axes (a batch of 2 sequences with 3 heads each)",
-            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 5, 5)))),
-                               Call("attention_scores", (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))))])
+            calls=lambda rng: batching.with_first_sequences([
+                Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 5, 5)))),
+                Call("attention_scores", (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))))], (2, 2)))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_scores)
+    batching.judge_with_first_sequences(calls, outcomes, 2, (2, 2), _judge_scores, "attention_scores.fixed_axes",
+                                        batched_mistakes=frozenset({"attention_scores.batched_transpose"}))
 
 
 # One check for both, as every task of 04 and 05 has it: the two properties are one point, not two.
@@ -340,14 +348,17 @@ AVERAGE_MISTAKES = (
 )
 
 
-def _judge_averages(calls, outcomes):
-    """Every input of a weighted_average check; an error is named by its signature over them all."""
-    if any(outcome.error for outcome in outcomes):
-        found = signature.identify(outcomes, [(m, message, [signature.predict(f, *call.args) for call in calls])
-                                              for m, message, f in AVERAGE_MISTAKES])
+def _judge_averages(calls, outcomes, graded=None):
+    """Every input of a weighted_average check; an error is named by its signature over them all. Past the
+    ``graded`` calls: the first-sequence probes of the batched ones (:mod:`.batching`)."""
+    graded = len(calls) if graded is None else graded
+    if any(outcome.error for outcome in outcomes[:graded]):
+        found = signature.identify(outcomes[:graded], [(m, message, [signature.predict(f, *call.args)
+                                                                     for call in calls[:graded]])
+                                                       for m, message, f in AVERAGE_MISTAKES])
         if found is not None:
             raise CheckFailed(found[1], found[0])
-    expect.each(calls, outcomes, _judge_average)
+    batching.judge_with_first_sequences(calls, outcomes, graded, (2, 2), _judge_average, "weighted_average.fixed_axes")
 
 
 def _judge_average(call, outcome, what="your output"):
@@ -391,13 +402,14 @@ def _(calls, outcomes):
 
 
 @checks.add("weighted_average", "batched", "leading batch axes (2 sequences, 3 heads)",
-            calls=lambda rng: [Call("weighted_average", (_random_weights(rng, (2, 3, 4, 6)), rng.standard_normal((2, 3, 6, 5)))),
+            calls=lambda rng: batching.with_first_sequences([Call("weighted_average", (_random_weights(rng, (2, 3, 4, 6)), rng.standard_normal((2, 3, 6, 5)))),
                                Call("weighted_average", (_random_weights(rng, (2, 4, 6)).astype(np.float32),
                                                          rng.standard_normal((2, 6, 3)).astype(np.float32))),
                                # square tables: the transposed weights give values here, a `.T` on the stack raises
-                               Call("weighted_average", (_random_weights(rng, (2, 4, 4)), rng.standard_normal((2, 4, 3))))])
+                               Call("weighted_average", (_random_weights(rng, (2, 4, 4)), rng.standard_normal((2, 4, 3))))],
+                (2, 2)))
 def _(calls, outcomes):
-    _judge_averages(calls, outcomes)
+    _judge_averages(calls, outcomes, 3)
 
 
 @checks.add("weighted_average", "inputs_unmodified", "leaves the weights and V unchanged",

@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, forms, items, signature
+from . import batching, expect, forms, items, signature
 from .attention import judge_attention, large_scores_qkv, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
@@ -42,6 +42,7 @@ MISCONCEPTIONS = {
     "attention.softmax_wrong_axis": "softmax over another axis than the key axis (the query axis, or a batch axis)",
     "attention.k_not_transposed": "Q @ K without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
+    "attention.fixed_axes": "written for one (n, d) matrix per input: right on one sequence, fails with batch axes in front",
     "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
     "attention.no_softmax": "uses the scaled scores as the weights, without the softmax",
     "attention.scaled_after_softmax": "divides the weights by sqrt(d_k) after the softmax instead of the scores before it",
@@ -291,6 +292,11 @@ def _judge_leading(calls, outcomes, scaled):
         if not math.isfinite(got):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
                               "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
+        for other_call, other in zip(calls, outcomes):  # a flag or curve compared only between weights
+            if _number_or_none(other) is not None:
+                expect.weight_kind(other, other_call, f"`leading_weight({other_call.args[0]!r}, "
+                                                      f"scaled={other_call.kwargs['scaled']})`", 1 / 3,
+                                   "the largest of three softmax weights that sum to 1, so at least 1/3")
         flag = _flag_mistake(calls, outcomes, scaled)
         if flag is not None:
             raise CheckFailed(*flag)
@@ -332,14 +338,18 @@ def _jacobian_diagnoses(p):
         (np.diag(p * (1 - p)), "softmax_jacobian.diagonal_only",
          "your diagonal is right but the off-diagonal entries are 0: raising score j lowers every other "
          "weight, d p_i / d x_j = -p_i p_j."),
-        (np.diag(p), "softmax_jacobian.no_outer", "you returned diag(p): subtract the outer product p p^T."),
+        (np.diag(p), "softmax_jacobian.no_outer",
+         "you returned diag(p): every weight p_i depends on every score through the shared denominator, and your "
+         "Jacobian leaves that dependence out (its off-diagonal entries are 0, its diagonal too large)."),
         (np.diag(p) - p @ p, "softmax_jacobian.inner_not_outer",
          "you subtracted the number p . p from every entry; subtract the outer product p p^T (np.outer), whose entry "
          "(i, j) is p_i p_j."),
         (off_positive, "softmax_jacobian.off_diagonal_sign",
          "your diagonal is right but the off-diagonal entries have the wrong sign: raising score j lowers every "
          "other weight, d p_i / d x_j = -p_i p_j."),
-        (-outer, "softmax_jacobian.no_diag", "you returned -p p^T: add diag(p), the p_i on the diagonal."),
+        (-outer, "softmax_jacobian.no_diag",
+         "your Jacobian keeps only the part that comes from the shared denominator: a score also moves its own "
+         "weight through its own exponential, which your diagonal leaves out."),
         (p[:, None] * (1 - p[None, :]), "softmax_jacobian.delta_as_one", delta_as_one),
         (p[None, :] * (1 - p[:, None]), "softmax_jacobian.delta_as_one", delta_as_one),
     ]
@@ -353,10 +363,12 @@ def _jacobian_part(J, want) -> str:
     diagonal_ok = expect.allclose(np.diag(J), np.diag(want), rtol, atol)
     off_ok = expect.allclose(J[off], want[off], rtol, atol)
     if diagonal_ok and not off_ok:
-        return "its diagonal is right but the off-diagonal entries are not: d p_i / d x_j = -p_i p_j for i != j."
+        return ("its diagonal is right but the off-diagonal entries are not: how does raising score j move another "
+                "weight p_i?")
     if off_ok and not diagonal_ok:
-        return "its off-diagonal entries are right but the diagonal is not: d p_i / d x_i = p_i (1 - p_i)."
-    return "neither its diagonal, p_i (1 - p_i), nor its off-diagonal entries, -p_i p_j, match diag(p) - p p^T."
+        return "its off-diagonal entries are right but the diagonal is not: how does raising score i move its own p_i?"
+    return ("neither its diagonal nor its off-diagonal entries match: differentiate p_i = exp(x_i) / sum_k exp(x_k) "
+            "with respect to x_j, once for j = i and once for j != i.")
 
 
 def _judge_jacobian(call, outcome):
@@ -370,7 +382,7 @@ def _judge_jacobian(call, outcome):
     expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
     want = ref.softmax_jacobian(p)
     expect.close(J, want, "your Jacobian", diagnoses=_jacobian_diagnoses(p),
-                 generic=f"does not match diag(p) - p p^T at p of length {n}: {_jacobian_part(J, want)}")
+                 generic=f"is not the Jacobian of the softmax at p of length {n}: {_jacobian_part(J, want)}")
 
 
 @checks.add("softmax_jacobian", "matches_reference",
@@ -379,8 +391,8 @@ def _judge_jacobian(call, outcome):
                                Call("softmax_jacobian", (ref.softmax(rng.standard_normal(5)),)),
                                Call("softmax_jacobian", (ref.softmax(rng.standard_normal(2)),))])
 def _(calls, outcomes):
+    expect.each(calls, outcomes, _judge_jacobian)
     for call, outcome in zip(calls, outcomes):
-        _judge_jacobian(call, outcome)
         expect.unmodified(outcome, call, {"0": "p"})
 
 
@@ -408,14 +420,16 @@ def _(calls, outcomes):
 
 
 @checks.add("scaled_dot_product_attention", "batched", "leading axes (2 sequences, 3 heads) and float32 inputs",
-            calls=lambda rng: [Call("scaled_dot_product_attention",
-                                    (rng.standard_normal((2, 3, 4, 8)) * 2, rng.standard_normal((2, 3, 8, 8)) * 2,
-                                     rng.standard_normal((2, 3, 8, 5)))),
-                               Call("scaled_dot_product_attention",
-                                    tuple(rng.standard_normal(s).astype(np.float32) * 2
-                                          for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))])
+            calls=lambda rng: batching.with_first_sequences([
+                Call("scaled_dot_product_attention",
+                     (rng.standard_normal((2, 3, 4, 8)) * 2, rng.standard_normal((2, 3, 8, 8)) * 2,
+                      rng.standard_normal((2, 3, 8, 5)))),
+                Call("scaled_dot_product_attention",
+                     tuple(rng.standard_normal(s).astype(np.float32) * 2 for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))],
+                (2, 2, 2)))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, judge_attention)
+    batching.judge_with_first_sequences(calls, outcomes, 2, (2, 2, 2), judge_attention, "attention.fixed_axes",
+                                        batched_mistakes=frozenset({"attention.batched_transpose"}))
 
 
 @checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",

@@ -60,7 +60,7 @@ def _judge_causal(call, outcome):
                           "booleans (True = may attend); `apply_mask` turns them into -inf.", "causal_mask.not_bool")
     as_bool = got.astype(bool) if got.dtype.kind in "biu" or set(np.unique(got)) <= {0.0, 1.0} else None
     if as_bool is None or not np.array_equal(as_bool, want):
-        for candidate, misconception, message in (
+        matching = [(misconception, message) for candidate, misconception, message in (
             (np.tril(np.ones((n_q, n_k), bool), k=-1), "causal_mask.no_diagonal",
              "the diagonal is False: position i may attend to itself (key j = i), only later keys are hidden."),
             (~want, "causal_mask.inverted",
@@ -74,10 +74,10 @@ def _judge_causal(call, outcome):
                "diagonal, query i sees keys 0..i (np.tril's offset k moves it).") for ahead in (1, 2) if ahead != n_k - n_q],
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
-             "sees keys 0..i, whatever n_k is (`np.tril` of an (n_q, n_k) array of ones)."),
-        ):
-            if as_bool is not None and np.array_equal(as_bool, candidate):
-                raise CheckFailed(message, misconception)
+             "sees keys 0..i, whatever n_k is (the diagonal starts at entry (0, 0), not at the last query's corner)."),
+        ) if as_bool is not None and np.array_equal(as_bool, candidate)]
+        if len({m for m, _ in matching}) == 1:  # a 1 x 1 mask without its diagonal is also the inverted one
+            raise CheckFailed(matching[0][1], matching[0][0])
         raise CheckFailed(f"{what} is wrong: query i may attend key j exactly when j <= i.", "wrong_values")
 
 
@@ -121,15 +121,15 @@ def _judge_padding(call, outcome):
     flat = got.astype(bool) if got.dtype.kind in "biuf" else got
     if not np.array_equal(flat, want):
         positions = np.arange(n_k)[None, None, :]
-        for candidate, misconception, message in (
+        matching = [(misconception, message) for candidate, misconception, message in (
             (positions <= lengths[:, None, None], "padding_mask.off_by_one",
              "off by one: a sequence of length L has keys 0 .. L-1; key L is already padding."),
             (positions < lengths[:, None, None] - 1, "padding_mask.off_by_one",
              "off by one: a sequence of length L has keys 0 .. L-1, all of them real."),
             (~want, "padding_mask.inverted", "True marks the padding: in this course True means *may attend*."),
-        ):
-            if np.array_equal(flat, candidate):
-                raise CheckFailed(message, misconception)
+        ) if np.array_equal(flat, candidate)]
+        if len({m for m, _ in matching}) == 1:
+            raise CheckFailed(matching[0][1], matching[0][0])
         raise CheckFailed(f"{what} is wrong: key j is real (True) exactly when j < the sequence's length.",
                           "wrong_values")
 
@@ -291,20 +291,23 @@ def _judge_masked(call, outcome, what=""):
             raise CheckFailed("a query whose keys are all hidden got NaN weights: every score is -inf and the softmax "
                               "divides 0 by 0. Guard that row: its weights and its output are all zeros.",
                               "mask.fully_masked_nan")
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # named only where one mistake's weights are these (a row of hidden keys
+            matching = []                  # is uniform both for a -1e9 fill and for a fill of 0)
             for c_w, misconception, message in _masked_candidates(Q, K, V, mask):
                 c_w = np.broadcast_to(c_w, ref_w.shape)
-                if expect.allclose(weights, c_w, rtol, atol):
-                    raise CheckFailed(message, misconception)
-                if misconception == "mask.large_negative_fill" and empty.any() and \
-                        expect.allclose(weights[~empty], ref_w[~empty], rtol, atol) and \
-                        expect.allclose(weights[empty], c_w[empty], rtol, atol):
-                    raise CheckFailed(message, misconception)
-            # softmax, mask, then renormalise: right wherever a row has an allowed key
+                if expect.allclose(weights, c_w, rtol, atol) or (
+                        misconception == "mask.large_negative_fill" and empty.any() and
+                        expect.allclose(weights[~empty], ref_w[~empty], rtol, atol) and
+                        expect.allclose(weights[empty], c_w[empty], rtol, atol)):
+                    matching.append((misconception, message))
+            if len({m for m, _ in matching}) == 1:
+                raise CheckFailed(matching[0][1], matching[0][0])
+            # softmax, mask, then renormalise: right wherever a row has an allowed key (where two mistakes gave these
+            # weights, the property alone)
             if empty.any() and expect.allclose(weights[~empty], ref_w[~empty], rtol, atol):
                 raise CheckFailed("rows with at least one allowed key are right, but a query whose keys are all hidden "
                                   "must get weights and output of zeros (the guard for 0/0).",
-                                  "mask.after_softmax_renormalised")
+                                  "wrong_values" if matching else "mask.after_softmax_renormalised")
     judge_attention(call, outcome, mask=mask, what=what)
 
 

@@ -75,16 +75,11 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_project)
 
 
-FIXED_AXES = ("your answer is right on one sequence but not with batch axes in front: it is written for a fixed "
-              "number of axes. Count the axes from the end (-1, -2, ...), or use `...` in einsum and `@`, so that any "
-              "leading axes pass through")
-
-
 @checks.add("project", "batched", "rows with leading batch axes and a non-square map",
             calls=lambda rng: batching.with_first_sequences(
                 [Call("project", (rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((4, 7))))], 2))
 def _(calls, outcomes):
-    batching.judge_with_first_sequences(calls, outcomes, 1, 2, _judge_project, "project.fixed_axes", FIXED_AXES,
+    batching.judge_with_first_sequences(calls, outcomes, 1, 2, _judge_project, "project.fixed_axes",
                                         failures=frozenset({"raises", "wrong_shape"}))  # no batch-mixing mistake
 
 
@@ -202,7 +197,7 @@ def _(calls, outcomes):
                 [Call("split_heads", (rng.standard_normal((2, 3, 5, 12)), 4)),
                  Call("split_heads", (rng.standard_normal((7, 10)), 2))], 2))
 def _(calls, outcomes):
-    batching.judge_with_first_sequences(calls, outcomes, 2, 2, _judge_split, "split_heads.fixed_axes", FIXED_AXES)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 2, _judge_split, "split_heads.fixed_axes")
 
 
 @checks.add("split_heads", "float32_unmodified", "float32 input, left unchanged",
@@ -252,7 +247,7 @@ def _(calls, outcomes):
                 [Call("merge_heads", (rng.standard_normal((2, 4, 5, 3)),)),
                  Call("merge_heads", (rng.standard_normal((3, 2, 6, 5)),))], 3))
 def _(calls, outcomes):
-    batching.judge_with_first_sequences(calls, outcomes, 2, 3, _judge_merge, "merge_heads.fixed_axes", FIXED_AXES)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 3, _judge_merge, "merge_heads.fixed_axes")
 
 
 @checks.add("merge_heads", "float32_unmodified", "float32 input, left unchanged",
@@ -272,7 +267,8 @@ MHA_RAISING = (
     ("multi_head_attention.keys_from_queries", KEYS_FROM_QUERIES, dict(keys_from="q")),
     ("multi_head_attention.mask_no_head_axis",
      "a mask of shape (batch, n_q, n_k) raised an error: the scores of the heads have shape "
-     "(batch, heads, n_q, n_k), so give the mask a head axis (np.expand_dims(mask, -3)) and it applies to every head.",
+     "(batch, heads, n_q, n_k): the mask has no axis for the heads, so it does not line up with them; one mask "
+     "serves every head of a sequence.",
      dict(mask_head_axis=False)),
 )
 

@@ -66,7 +66,8 @@ def _(calls, outcomes):
             raise CheckFailed(message, misconception)
     if abs(got - right / 1e6) < 1 or abs(got - right / 2**20) < 1:
         raise CheckFailed("give the count in bytes, not in megabytes.", "wrong_values")
-    raise CheckFailed("`TABLE_BYTES` is off: heads x n_q x n_k weights, 4 bytes each.", "wrong_values")
+    raise CheckFailed("`TABLE_BYTES` is off: it is the memory, in bytes, of every attention weight that the 8 heads "
+                      "hold at once at n = 4096 in float32; count what each head's table holds.", "wrong_values")
 
 
 # ---------------------------------------------------------------- blockwise_attention

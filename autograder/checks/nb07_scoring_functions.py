@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import batching, expect, signature
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "07_scoring_functions"
@@ -19,6 +19,7 @@ MISCONCEPTIONS = {
     "additive_scores.no_v": "sums the hidden units instead of weighting them with v",
     "additive_scores.pairs_not_broadcast": "adds query i to key i only, instead of every query to every key",
     "additive_scores.keys_by_queries": "pairs the new axes the other way round: one row per key instead of per query",
+    "additive_scores.fixed_axes": "written for one (n, d) matrix per side: right on one sequence, fails with batch axes in front",
     "scaled_dot_scores.divides_by_input_width": "divides by the square root of the input width instead of the projected width",
     "scaled_dot_scores.no_scaling": "does not divide by the square root of the projected width",
     "scaled_dot_scores.divides_by_width": "divides by the projected width itself instead of its square root",
@@ -29,6 +30,7 @@ MISCONCEPTIONS = {
     "score_costs.pairs_without_projections": "counts only the per-pair work, not the projections of the n items",
     "score_costs.pairs_at_input_width": "counts d multiply-adds per pair for the projected scores instead of h",
     "score_costs.bilinear_per_pair": "recomputes W k for every query-key pair",
+    "score_costs.counts_tanh": "counts the n^2 h tanh evaluations of the additive score as multiply-adds",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
     "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
 }
@@ -49,11 +51,18 @@ KEYS_BY_QUERIES = ("your table has one row per key and one column per query: row
                    "score (..., i, j) for query i and key j. Check which of the two gets the new axis in front.")
 
 
+def _pairs_not_broadcast(Q, K, W_q, W_k, v):
+    return np.tanh(Q @ W_q + K @ W_k) @ v
+
+
 def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
-    if outcome.error is not None and "broadcast" in outcome.error and call.name == "additive_scores":
-        raise CheckFailed(f"`{call.describe()}` raised ValueError: operands could not be broadcast. Adding the "
-                          "projected queries to the projected keys row by row pairs query i with key i only; "
-                          "every query must meet every key (give each its own axis before adding).",
+    # named by the mistake's own error on this input (type and family: an unpacking of Q.shape is not it); on a
+    # batched call the first-sequence probe decides too (:mod:`.batching`): a row-by-row sum raises there as well
+    if (outcome.error is not None and call.name == "additive_scores"
+            and signature.agrees(outcome, signature.predict(_pairs_not_broadcast, *call.args))):
+        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.partition(':')[0]}: operands could not be "
+                          "broadcast. Adding the projected queries to the projected keys row by row pairs query i "
+                          "with key i only; every query must meet every key (give each its own axis before adding).",
                           "additive_scores.pairs_not_broadcast")
     scores = expect.array(outcome, call, what)
     shape = _shape_of(call)
@@ -99,16 +108,16 @@ def _additive_call(rng, batch, n_q, n_k, d_q, d_k, h, dtype=np.float64):
 @checks.add("additive_scores", "matches_reference", "every query against every key: n_q != n_k, d_q != d_k, h of its own",
             calls=lambda rng: [_additive_call(rng, (), 3, 5, 4, 4, 6), _additive_call(rng, (), 2, 4, 3, 5, 2)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_additive(call, outcome)
+    expect.each(calls, outcomes, _judge_additive)
 
 
 @checks.add("additive_scores", "batched", "leading batch axes; float32 inputs",
-            calls=lambda rng: [_additive_call(rng, (2, 3), 4, 5, 3, 3, 4),
-                               _additive_call(rng, (2,), 3, 6, 4, 4, 5, np.float32)])
+            calls=lambda rng: batching.with_first_sequences([_additive_call(rng, (2, 3), 4, 5, 3, 3, 4),
+                                                             _additive_call(rng, (2,), 3, 6, 4, 4, 5, np.float32)],
+                                                            (2, 2, None, None, None)))
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_additive(call, outcome)
+    batching.judge_with_first_sequences(calls, outcomes, 2, (2, 2, None, None, None), _judge_additive,
+                                        "additive_scores.fixed_axes")
 
 
 @checks.add("additive_scores", "inputs_unmodified", "leaves Q, K, W_q, W_k and v unchanged",
@@ -135,14 +144,17 @@ def _dot_candidates(Q, K, W_q, W_k):
             "your keys go through the query map: with one map the score of i reading j equals that of j reading i."
 
 
+def _judge_dot(call, outcome):
+    _judge_scores(call, outcome, ref.scaled_dot_scores(*call.args), _dot_candidates(*call.args))
+
+
 @checks.add("scaled_dot_scores", "matches_reference", "projected width different from the input width; n_q != n_k",
             calls=lambda rng: [Call("scaled_dot_scores", (_rand(rng, (3, 6)), _rand(rng, (5, 6)),
                                                           _rand(rng, (6, 3)), _rand(rng, (6, 3)))),
                                Call("scaled_dot_scores", (_rand(rng, (4, 3)), _rand(rng, (2, 3)),
                                                           _rand(rng, (3, 8)), _rand(rng, (3, 8))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scores(call, outcome, ref.scaled_dot_scores(*call.args), _dot_candidates(*call.args))
+    expect.each(calls, outcomes, _judge_dot)
 
 
 @checks.add("scaled_dot_scores", "batched", "leading batch axes; float32 inputs",
@@ -151,8 +163,7 @@ def _(calls, outcomes):
                                Call("scaled_dot_scores", tuple(_rand(rng, s, 1, np.float32)
                                                                for s in ((2, 3, 4), (2, 5, 4), (4, 6), (4, 6))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scores(call, outcome, ref.scaled_dot_scores(*call.args), _dot_candidates(*call.args))
+    expect.each(calls, outcomes, _judge_dot)
 
 
 # ---------------------------------------------------------------- bilinear_scores
@@ -166,15 +177,16 @@ def _bilinear_candidates(Q, K, W):
             "your bilinear score is divided by a square root: here the learned matrix W carries the scale itself."
 
 
+def _judge_bilinear(call, outcome):
+    _judge_scores(call, outcome, ref.bilinear_scores(*call.args), _bilinear_candidates(*call.args))
+
+
 @checks.add("bilinear_scores", "matches_reference", "a non-symmetric square W, and d_q != d_k",
             calls=lambda rng: [Call("bilinear_scores", (_rand(rng, (3, 4)), _rand(rng, (5, 4)), _rand(rng, (4, 4)))),
                                Call("bilinear_scores", (_rand(rng, (2, 3)), _rand(rng, (4, 5)), _rand(rng, (3, 5))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error):
-            raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
-                              "W has one row per query entry and one column per key entry.", "bilinear_scores.transposed")
-        _judge_scores(call, outcome, ref.bilinear_scores(*call.args), _bilinear_candidates(*call.args))
+    # W transposed raises where d_q != d_k, as does K left untransposed: named by its values on the square W
+    expect.each(calls, outcomes, _judge_bilinear)
 
 
 @checks.add("bilinear_scores", "batched", "leading batch axes; float32 inputs",
@@ -182,8 +194,7 @@ def _(calls, outcomes):
                                Call("bilinear_scores", tuple(_rand(rng, s, 1, np.float32)
                                                              for s in ((3, 2, 5), (3, 4, 5), (5, 5))))])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scores(call, outcome, ref.bilinear_scores(*call.args), _bilinear_candidates(*call.args))
+    expect.each(calls, outcomes, _judge_bilinear)
 
 
 # ---------------------------------------------------------------- score_costs
@@ -192,6 +203,9 @@ def _cost_candidates(kind, n, d, h):
     if kind == "additive":
         yield (2 * d * h, right_macs), "score_costs.additive_without_v", \
             "your additive parameter count leaves out a learned part of the score."
+        yield (right_params, right_macs + n * n * h), "score_costs.counts_tanh", \
+            "your additive multiply-adds count the tanh of every hidden unit of every pair: a tanh is a " \
+            "nonlinearity, not a multiply-add, and the count leaves it out."
     if kind != "bilinear":
         yield (right_params, n * n * h), "score_costs.pairs_without_projections", \
             "your multiply-adds leave out the projections of the n queries and the n keys."
@@ -202,28 +216,47 @@ def _cost_candidates(kind, n, d, h):
             "your bilinear multiply-adds redo a matrix-vector product for every pair; Q W is made once."
 
 
+#: The seeds' sizes, then sizes where d != 2 h (at d = 2 h, counting the tanh and counting d per pair give the
+#: same additive number) and two drawn ones.
+COST_SIZES = ((8, 16, 8), (6, 10, 4))
+
+
 def _cost_calls(rng):
-    sizes = [(8, 16, 8)] + [tuple(int(x) for x in rng.integers(2, 40, size=3)) for _ in range(2)]
+    sizes = list(COST_SIZES) + [tuple(int(x) for x in rng.integers(2, 40, size=3)) for _ in range(2)]
     return [Call("score_costs", (kind, n, d, h)) for n, d, h in sizes for kind in ref.scoring.KINDS]
+
+
+def _cost_mistake(calls, got, want) -> CheckFailed | None:
+    """The one mistake of :func:`_cost_candidates` that explains every call: its count on each call where it
+    applies and the right count on the others; None when none does, or two do."""
+    per_call = [{m: (tuple(float(x) for x in c), message) for c, m, message in _cost_candidates(*call.args)}
+                for call in calls]
+    fitting = [(m, message) for m in dict.fromkeys(m for found in per_call for m in found)
+               for message in [next(found[m][1] for found in per_call if m in found)]
+               if all(g == found.get(m, (w, None))[0] for g, w, found in zip(got, want, per_call))]
+    return CheckFailed(fitting[0][1], fitting[0][0]) if len(fitting) == 1 else None
 
 
 @checks.add("score_costs", "values", "parameters and multiply-adds of each kind, for several n, d and h",
             calls=_cost_calls)
 def _(calls, outcomes):
+    got = []
     for call, outcome in zip(calls, outcomes):
-        kind = call.args[0]
-        got = expect.array(outcome, call, f"`score_costs('{kind}', ...)`")
-        if got.shape != (2,):
-            raise CheckFailed(f"`score_costs` should return a pair (parameters, multiply_adds), got shape {got.shape}",
-                              "wrong_return")
-        got = tuple(float(x) for x in got)
-        if got == tuple(float(x) for x in ref.score_costs(*call.args)):
-            continue
-        for candidate, misconception, message in _cost_candidates(*call.args):
-            if got == tuple(float(x) for x in candidate):
-                raise CheckFailed(message, misconception)
-        raise CheckFailed(f"`score_costs` is off for {kind!r} scores: count every learned number, and the "
-                          f"multiply-adds of the projections and of every query-key pair.", "wrong_values")
+        result = expect.array(outcome, call, f"`score_costs('{call.args[0]}', ...)`")
+        if result.shape != (2,):
+            raise CheckFailed(f"`score_costs` should return a pair (parameters, multiply_adds), got shape "
+                              f"{result.shape}", "wrong_return")
+        got.append(tuple(float(x) for x in result))
+    want = [tuple(float(x) for x in ref.score_costs(*call.args)) for call in calls]
+    if got == want:
+        return
+    mistake = _cost_mistake(calls, got, want)
+    if mistake is not None:
+        raise mistake
+    call = next(c for c, g, w in zip(calls, got, want) if g != w)
+    raise CheckFailed(f"`score_costs` is off for {call.args[0]!r} scores at (n, d, h) = {call.args[1:]}: count every "
+                      "learned number, and the multiply-adds of the projections and of every query-key pair.",
+                      "wrong_values")
 
 
 # ---------------------------------------------------------------- width_for_budget

@@ -19,26 +19,51 @@ from .core import Outcome
 
 @dataclass(frozen=True)
 class Raised:
-    """A mistake's outcome that is an error. Only the exception's type is compared: its text depends on
-    how the mistake is written (``V.T @ W.T`` and ``np.matmul(V.T, W.T)`` say different things)."""
+    """A mistake's outcome that is an error: the exception's type and what went wrong (:func:`error_family`).
+
+    The type alone says little: a ``ValueError`` is an unpacking of ``weights.shape`` into two names as much
+    as a product of misaligned matrices. The full text says too much: it depends on how the mistake is
+    written (an operator or a function, the sizes of the probe). ``family`` None compares the type only."""
 
     kind: str
+    family: str | None = None
+
+
+#: What a numpy or Python error says went wrong, by the words of its message (first match wins).
+ERROR_FAMILIES = (
+    ("unpack", ("values to unpack",)),
+    ("product", ("matmul", "not aligned", "core dimension")),
+    ("einsum", ("einstein sum", "subscripts")),
+    ("broadcast", ("could not be broadcast",)),
+    ("reshape", ("cannot reshape",)),
+    ("transpose", ("axes don't match",)),
+    ("axis", ("out of bounds for array of dimension", "axis")),
+    ("index", ("too many indices", "index", "indices")),
+)
+
+
+def error_family(error: str) -> str:
+    """The family of an ``"TypeName: message"`` error (:data:`ERROR_FAMILIES`), or ``"other"``."""
+    text = error.partition(":")[2].lower()
+    return next((family for family, words in ERROR_FAMILIES if any(w in text for w in words)), "other")
 
 
 def predict(mistake: Callable, *args, **kwargs):
-    """What ``mistake(*args, **kwargs)`` gives: its value, or :class:`Raised` with the error's type."""
+    """What ``mistake(*args, **kwargs)`` gives: its value, or :class:`Raised` with the error's type and family."""
     try:
         with np.errstate(all="ignore"):
             return mistake(*args, **kwargs)
     except Exception as exc:  # the mistake's own error is its signature on this input
-        return Raised(type(exc).__name__)
+        return Raised(type(exc).__name__, error_family(f"{type(exc).__name__}: {exc}"))
 
 
 def agrees(outcome: Outcome, predicted, tol: tuple[float, float] | None = None) -> bool:
-    """Whether ``outcome`` is ``predicted``: the same error type, or the same numbers (NaN where it has NaN)
-    within ``tol`` (by default the tolerance of the prediction's dtype); a tuple is compared item by item."""
+    """Whether ``outcome`` is ``predicted``: the same error (type, and family where the prediction has one), or
+    the same numbers (NaN where it has NaN) within ``tol`` (by default the tolerance of the prediction's dtype);
+    a tuple is compared item by item."""
     if isinstance(predicted, Raised):
-        return outcome.error is not None and outcome.error.partition(":")[0] == predicted.kind
+        return (outcome.error is not None and outcome.error.partition(":")[0] == predicted.kind
+                and predicted.family in (None, error_family(outcome.error)))
     return outcome.error is None and _same(outcome.value, predicted, tol)
 
 

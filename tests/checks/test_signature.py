@@ -45,10 +45,23 @@ def test_with_the_reference_raising_alone_names_nothing():
     assert signature.identify(own, [own_value], reference=right) == ("a.own", "m")
 
 
-def test_predict_turns_a_mistakes_error_into_its_type():
-    assert signature.predict(lambda a, b: a @ b, np.ones((2, 3)), np.ones((2, 3))) == Raised("ValueError")
+def test_predict_turns_a_mistakes_error_into_its_type_and_family():
+    assert signature.predict(lambda a, b: a @ b, np.ones((2, 3)), np.ones((2, 3))) == Raised("ValueError", "product")
     assert signature.agrees(Outcome(error="ValueError: operands could not be broadcast"), Raised("ValueError"))
     assert not signature.agrees(Outcome(value=np.ones(2)), Raised("ValueError"))
+
+
+def test_an_error_of_the_same_type_but_another_family_is_not_the_mistakes():
+    """A ValueError from unpacking ``weights.shape`` is not the ValueError of a misaligned product (issue 24:
+    code written for 2-D input was told that it fails "exactly where `.T` would")."""
+    weights, V = ref.softmax(np.ones((2, 3, 4))), np.ones((2, 4, 5))
+    transpose = signature.predict(lambda w, v: (v.T @ w.T).T, weights, V)
+    assert transpose == Raised("ValueError", "product")
+    unpacked = signature.predict(average_unpacked, weights, V)
+    assert unpacked == Raised("ValueError", "unpack")
+    assert not signature.agrees(Outcome(error="ValueError: too many values to unpack (expected 2)"), transpose)
+    assert signature.agrees(Outcome(error="ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0"),
+                            transpose)
 
 
 def test_close_names_no_mistake_where_two_give_the_answers_numbers():
@@ -76,6 +89,52 @@ def softmax_shift_by_min(x, axis=-1):
 
 def average_column_form(weights, V):
     return (np.asarray(V).T @ np.asarray(weights).T).T
+
+
+def average_unpacked(weights, V):
+    n_q, n_k = np.shape(weights)              # written for one table: right unbatched, raises on a stack
+    return np.asarray(weights) @ np.asarray(V)
+
+
+def scores_einsum_two_axes(Q, K):
+    return np.einsum("id,jd->ij", Q, K)
+
+
+def scores_swap_first_axes(Q, K):
+    return np.asarray(Q) @ np.swapaxes(np.asarray(K), 0, 1)   # the first two axes: right on one (n, d) matrix only
+
+
+def sdpa_unpacked(Q, K, V):
+    n_q, d_k = np.shape(Q)
+    weights = ref.softmax(np.einsum("qd,kd->qk", Q, K) / math.sqrt(d_k))
+    return weights @ V, weights
+
+
+def sdpa_dot_T(Q, K, V):
+    weights = ref.softmax(Q @ np.asarray(K).T / math.sqrt(np.shape(Q)[-1]))
+    return weights @ V, weights
+
+
+def additive_two_axes(Q, K, W_q, W_k, v):
+    a, c = Q @ W_q, K @ W_k
+    return np.tanh(a[:, None, :] + c[None, :, :]) @ v
+
+
+def costs_counting_tanh(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * d * d + n * n * d
+    extra = n * n * h if kind == "additive" else 0
+    return 2 * d * h + (h if kind == "additive" else 0), 2 * n * d * h + n * n * h + extra
+
+
+def leading_index(width, scaled=True):
+    scores = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    weights = ref.softmax(scores / math.sqrt(width) if scaled else scores)
+    return int(np.argmax(weights))             # the index of the leading key, not its weight
+
+
+def leading_index_as_float(width, scaled=True):
+    return float(leading_index(width, scaled))
 
 
 def average_transposed(weights, V):
@@ -136,6 +195,15 @@ def _verdict(grade_id, name, answer, seed, first=None):
     ("leading_weight_scaled_flat", "leading_weight", leading_fixed_raw, "leading_weight.raw_not_grown"),
     ("leading_weight_unscaled_saturates", "leading_weight", leading_fixed_raw, "leading_weight.raw_not_grown"),
     ("leading_weight_scaled_flat", "leading_weight", leading_by_width, "leading_weight.scaled_by_width"),
+    # issue 24, third pass: written for two axes is named as such, never as a `.T` or a row-by-row sum
+    ("weighted_average_batched", "weighted_average", average_unpacked, "weighted_average.fixed_axes"),
+    ("attention_scores_batched", "attention_scores", scores_einsum_two_axes, "attention_scores.fixed_axes"),
+    ("attention_scores_batched", "attention_scores", scores_swap_first_axes, "attention_scores.fixed_axes"),
+    ("additive_scores_batched", "additive_scores", additive_two_axes, "additive_scores.fixed_axes"),
+    ("scaled_dot_product_attention_batched", "scaled_dot_product_attention", sdpa_unpacked, "attention.fixed_axes"),
+    ("scaled_dot_product_attention_batched", "scaled_dot_product_attention", sdpa_dot_T, "attention.batched_transpose"),
+    # a count named only by the mistake that explains every call (at d = 2 h two mistakes give one number)
+    ("score_costs_values", "score_costs", costs_counting_tanh, "score_costs.counts_tanh"),
     ("multi_head_attention_batch_mask", "multi_head_attention", mha_values_from_queries,
      "multi_head_attention.values_from_queries"),
     ("multi_head_attention_batch_mask", "multi_head_attention", mha_mask_as_is, "multi_head_attention.mask_no_head_axis"),
@@ -169,3 +237,49 @@ def test_a_failure_two_mistakes_share_names_neither(grade_id, name, answer):
 def test_an_answer_that_only_raises_where_a_mistake_raises_is_not_given_its_name(grade_id, answer, seed):
     verdict = _verdict(grade_id, "multi_head_attention", answer, seed)
     assert not verdict.passed and verdict.misconception in GENERIC_MISCONCEPTIONS, verdict
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("grade_id", ["leading_weight_scaled_flat", "leading_weight_unscaled_saturates"])
+@pytest.mark.parametrize("answer, said", [(leading_index, "whole number"), (leading_index_as_float, "at least 1/3")])
+def test_an_index_is_not_diagnosed_as_a_flag_mistake(grade_id, answer, said, seed):
+    """An argmax reads the flag but gives 0 either way: the verdict says what kind of value came back, and
+    names no flag mistake (issue 24: it was told "your result does not change with `scaled`")."""
+    verdict = _verdict(grade_id, "leading_weight", answer, seed)
+    assert not verdict.passed and verdict.misconception in GENERIC_MISCONCEPTIONS, verdict
+    assert said in verdict.message and "scaled`:" not in verdict.message, verdict
+
+
+def test_the_cost_calls_separate_the_tanh_count_from_the_per_pair_width():
+    """At least one call has d != 2 h, where counting the tanh and counting d per pair give different numbers."""
+    calls = CHECKS["score_costs_values"].make_calls(np.random.default_rng(0))
+    assert any(c.args[0] == "additive" and c.args[2] != 2 * c.args[3] for c in calls[:6])
+
+
+def test_a_count_two_mistakes_explain_names_neither():
+    """On the seeds' sizes alone (the additive call at (8, 16, 8), d = 2 h), counting the tanh and counting d per
+    pair give the same number: neither is named (the held-out answer was named pairs_at_input_width from it)."""
+    verdict = _verdict("score_costs_values", "score_costs", costs_counting_tanh, 0, first=1)
+    assert not verdict.passed and verdict.misconception == "wrong_values", verdict
+    assert "(8, 16, 8)" in verdict.message
+
+
+def test_two_inputs_that_name_two_mistakes_name_neither():
+    """expect.each: a diagnosis holds only where no other input of the check names a different mistake; the
+    verdict is then the first input's property, vague (issue 24: one call's coincidence named a mistake)."""
+    from autograder.checks.core import Call
+
+    calls = [Call("f", (np.zeros(2),)), Call("f", (np.ones(2),))]
+    outcomes = [Outcome(value=np.array([1.0, 2.0])), Outcome(value=np.array([3.0, 4.0]))]
+    reference = np.zeros(2)
+
+    def judge(call, outcome, mistakes):
+        expect.close(np.asarray(outcome.value), reference, "your values", generic="are off at this input",
+                     diagnoses=[(np.asarray(outcome.value), mistakes[int(call.args[0][0])], "a message")])
+
+    with pytest.raises(CheckFailed) as failure:
+        expect.each(calls, outcomes, judge, ("m.one", "m.two"))
+    assert failure.value.misconception == "wrong_values" and failure.value.message == "your values are off at this input"
+    with pytest.raises(CheckFailed) as failure:
+        expect.each(calls, outcomes, judge, ("m.one", "m.one"))
+    assert failure.value.misconception == "m.one"
