@@ -21,6 +21,21 @@ def attention_scores(Q, K):
         source="huggingface/pytorch-openai-transformer-lm issue #2 (dimensioning of q k^T); shape errors "
                "'matmul: Input operand 1 has a mismatch in its core dimension' are a common Q&A topic"),
 
+    Variant("scores_einsum_one_batch_axis", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    return np.einsum("bqd,bkd->bqk", Q, K)  # one batch axis named: no more, no fewer
+'''}, misconception="attention_scores.fixed_axes",
+        source="issue 24, held-out set of 2026-12-04 (a transpose order (0, 2, 1) spelled out); einsum subscripts "
+               "without '...' accept exactly the axes they name (numpy docs, numpy.einsum)"),
+
+    Variant("average_sums_value_entries", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    weights, V = np.asarray(weights), np.asarray(V)
+    return np.einsum("...qk,...kd->...qk", weights, V)  # keeps the key axis, adds up d
+'''}, misconception="weighted_average.sums_over_width",
+        source="issue 24, held-out set of 2026-12-04 (products summed over d_v); einsum sums every index missing "
+               "from the output (numpy docs, numpy.einsum), so the output's subscripts decide which axis is added"),
+
     Variant("scores_dot_T_batched", A, "attention_scores", {"attention_scores": '''
 def attention_scores(Q, K):
     return np.asarray(Q) @ np.asarray(K).T  # .T reverses every axis of a batched array

@@ -226,3 +226,21 @@ def width_for_budget(kind, d, budget):
         source="rounding a matched width to the nearest integer exceeds the budget whenever the fraction is at "
                "least one half; the largest width within the budget is the floor"),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-04 held-out set lacked
+# Written anew (another form than the held-out answer) so that the check is proven on the property.
+VARIANTS += [
+    Variant("scaled_dot_scores_one_sequence_einsum", A, "scaled_dot_scores", {"scaled_dot_scores": '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = Q @ W_q, K @ W_k
+    return np.einsum("ih,jh->ij", q, k) / math.sqrt(W_q.shape[1])   # subscripts for one (n, h) matrix
+'''}, misconception="scaled_dot_scores.fixed_axes",
+        source="einsum subscripts without '...' accept exactly as many axes as they name (numpy docs, numpy.einsum, "
+               "'broadcasting ... with ellipsis'); ndarray.T reverses every axis of a stack the same way"),
+    Variant("bilinear_scores_dot_T", A, "bilinear_scores", {"bilinear_scores": '''
+def bilinear_scores(Q, K, W):
+    return np.dot(Q @ W, K.T)      # K.T: the keys as columns, for one sequence
+'''}, misconception="bilinear_scores.fixed_axes",
+        source="ndarray.T reverses every axis (numpy docs, numpy.ndarray.T), so on a stack of sequences the batch "
+               "axes move too; flrngel/Self-Attentive-tensorflow issue #3"),
+]

@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, signature
+from . import batching, expect, signature
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "01_scores_softmax"
@@ -17,8 +17,10 @@ MISCONCEPTIONS = {
     "attention_scores.keys_by_queries": "K @ Q^T: rows are keys instead of queries",
     "attention_scores.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention_scores.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
+    "attention_scores.fixed_axes": "written for a fixed number of axes (a spelled-out transpose order): raises with another number of batch axes",
     "attention_scores.scaled": "divides the raw scores by sqrt(d_k), a step of the attention (notebook 02), not of the scores",
     "weighted_average.transposed_weights": "uses the weights' columns (weights^T @ V)",
+    "weighted_average.sums_over_width": "adds the weighted products over the value width instead of over the keys",
     "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
     "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
@@ -259,8 +261,9 @@ def _judge_scores(call, outcome, what="your scores"):
     Q, K = call.args
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
     n_q, n_k = Q.shape[-2], K.shape[-2]
-    if outcome.error is not None and ("matmul" in outcome.error or "aligned" in outcome.error
-                                      or "broadcast" in outcome.error):
+    # a matmul or dot that does not line up (einsum's errors also say "broadcast": fixed subscripts, not a .T)
+    if outcome.error is not None and "einstein" not in outcome.error and (
+            "matmul" in outcome.error or "aligned" in outcome.error or "broadcast" in outcome.error):
         if batch and Q.shape[-1] != K.shape[-2]:  # both a missing and a whole-array transpose fail here
             raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: the shapes do not line up. "
                               "Entry (..., i, j) of the scores is query i of Q against key j of K: transpose only "
@@ -306,10 +309,13 @@ def _(calls, outcomes):
 
 
 @checks.add("attention_scores", "batched", "leading batch axes (a batch of 2 sequences with 3 heads each)",
-            calls=lambda rng: [Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 5, 5)))),
-                               Call("attention_scores", (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 5, 5)))),
+                 Call("attention_scores", (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))))], 2))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_scores)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 2, _judge_scores, "attention_scores.fixed_axes",
+                                        "your answer is right on one sequence but raises with batch axes in front: "
+                                        "it is written for a fixed number of axes. " + batching.ADVICE)
 
 
 # One check for both, as every task of 04 and 05 has it: the two properties are one point, not two.
@@ -350,11 +356,19 @@ def _judge_averages(calls, outcomes):
     expect.each(calls, outcomes, _judge_average)
 
 
+SUMMED_WIDTH = ("you added the products weight x value entry over the entries of each value (the last axis of V) "
+                "instead of over the keys: each query's output is a whole value vector, d_v numbers, mixed from the "
+                "values of every key.")
+
+
 def _judge_average(call, outcome, what="your output"):
     weights, V = call.args
     batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
     n_q, n_k, d_v = weights.shape[-2], weights.shape[-1], V.shape[-1]
     out = expect.array(outcome, call, what)
+    summed_width = weights * V.sum(axis=-1)[..., None, :]  # every weight times its value's total: one per key
+    if out.shape == summed_width.shape and n_k != d_v and expect.allclose(out, summed_width, *expect.tolerances(out.dtype)):
+        raise CheckFailed(f"{what} has shape {out.shape}, one number per key: {SUMMED_WIDTH}", "weighted_average.sums_over_width")
     expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
         (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul)."),
@@ -367,6 +381,8 @@ def _judge_average(call, outcome, what="your output"):
                   "so the weighted sum *is* the average."),
                  (np.broadcast_to(V.mean(axis=-2, keepdims=True), batch + (n_q, d_v)), "weighted_average.unweighted_mean",
                   "your output is the plain mean of the values: multiply each value by its weight before adding.")]
+    if n_k == d_v:
+        diagnoses.append((summed_width, "weighted_average.sums_over_width", f"{what} sums the wrong axis: {SUMMED_WIDTH}"))
     if n_q == n_k:
         diagnoses.append((np.swapaxes(weights, -1, -2) @ V, "weighted_average.transposed_weights",
                           "you used the columns of the weights: row i of the weights belongs to query i."))

@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import batching, expect
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "07_scoring_functions"
@@ -23,6 +23,8 @@ MISCONCEPTIONS = {
     "scaled_dot_scores.no_scaling": "does not divide by the square root of the projected width",
     "scaled_dot_scores.divides_by_width": "divides by the projected width itself instead of its square root",
     "scaled_dot_scores.one_map": "projects the keys with the query map (one map: the scores become symmetric)",
+    "scaled_dot_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
+    "bilinear_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
     "bilinear_scores.transposed": "uses W transposed: reads the relation from the key to the query",
     "bilinear_scores.scaled": "divides the bilinear score by a square root (W learns its own scale)",
     "score_costs.additive_without_v": "leaves the h parameters of v out of the additive count",
@@ -44,6 +46,9 @@ def _shape_of(call):
     Q, K = call.args[:2]
     return np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]) + (Q.shape[-2], K.shape[-2])
 
+
+FIXED_AXES = ("your answer is right on one sequence but raises with batch axes in front: it is written for a fixed "
+              "number of axes. " + batching.ADVICE)
 
 KEYS_BY_QUERIES = ("your table has one row per key and one column per query: rows must be queries and columns keys, "
                    "score (..., i, j) for query i and key j. Check which of the two gets the new axis in front.")
@@ -146,13 +151,16 @@ def _(calls, outcomes):
 
 
 @checks.add("scaled_dot_scores", "batched", "leading batch axes; float32 inputs",
-            calls=lambda rng: [Call("scaled_dot_scores", (_rand(rng, (2, 3, 4, 5)), _rand(rng, (2, 3, 6, 5)),
-                                                          _rand(rng, (5, 2)), _rand(rng, (5, 2)))),
-                               Call("scaled_dot_scores", tuple(_rand(rng, s, 1, np.float32)
-                                                               for s in ((2, 3, 4), (2, 5, 4), (4, 6), (4, 6))))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("scaled_dot_scores", (_rand(rng, (2, 3, 4, 5)), _rand(rng, (2, 3, 6, 5)),
+                                            _rand(rng, (5, 2)), _rand(rng, (5, 2)))),
+                 Call("scaled_dot_scores", tuple(_rand(rng, s, 1, np.float32)
+                                                 for s in ((2, 3, 4), (2, 5, 4), (4, 6), (4, 6))))], 2))
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scores(call, outcome, ref.scaled_dot_scores(*call.args), _dot_candidates(*call.args))
+    batching.judge_with_first_sequences(
+        calls, outcomes, 2, 2,
+        lambda call, outcome: _judge_scores(call, outcome, ref.scaled_dot_scores(*call.args), _dot_candidates(*call.args)),
+        "scaled_dot_scores.fixed_axes", FIXED_AXES)
 
 
 # ---------------------------------------------------------------- bilinear_scores
@@ -178,12 +186,15 @@ def _(calls, outcomes):
 
 
 @checks.add("bilinear_scores", "batched", "leading batch axes; float32 inputs",
-            calls=lambda rng: [Call("bilinear_scores", (_rand(rng, (2, 3, 4)), _rand(rng, (2, 5, 4)), _rand(rng, (4, 4)))),
-                               Call("bilinear_scores", tuple(_rand(rng, s, 1, np.float32)
-                                                             for s in ((3, 2, 5), (3, 4, 5), (5, 5))))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("bilinear_scores", (_rand(rng, (2, 3, 4)), _rand(rng, (2, 5, 4)), _rand(rng, (4, 4)))),
+                 Call("bilinear_scores", tuple(_rand(rng, s, 1, np.float32) for s in ((3, 2, 5), (3, 4, 5), (5, 5))))],
+                2))
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_scores(call, outcome, ref.bilinear_scores(*call.args), _bilinear_candidates(*call.args))
+    batching.judge_with_first_sequences(
+        calls, outcomes, 2, 2,
+        lambda call, outcome: _judge_scores(call, outcome, ref.bilinear_scores(*call.args), _bilinear_candidates(*call.args)),
+        "bilinear_scores.fixed_axes", FIXED_AXES)
 
 
 # ---------------------------------------------------------------- score_costs
