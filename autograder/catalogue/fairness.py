@@ -65,10 +65,10 @@ def grade_over_seeds(variant: Variant, seeds) -> dict[int, list[Verdict]]:
     return graded
 
 
-#: Generic ids whose verdict is an observation, not an inference: the grader saw the input change, so the
-#: message names the mistake itself. A held-out answer labelled in its author's words (an id the course
+#: Generic ids whose verdict is an observation, not an inference (the input changed, None or a wrong number of
+#: values came back), so the message names the mistake itself. A held-out answer labelled in its author's words (an id the course
 #: does not know) whose task fails with one of them is *named*, for a person to judge with the rest.
-OBSERVED = frozenset({"mutates_input"})
+OBSERVED = frozenset({"mutates_input", "returns_none", "wrong_return"})
 
 
 def classify(variant: Variant, verdicts: list[Verdict]) -> str:

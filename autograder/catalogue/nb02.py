@@ -462,3 +462,14 @@ VARIANTS += [
             source="a softmax along axis 0, the query axis of one (n_q, n_k) table, is a batch axis of batched "
                    "scores; the weights of each query must sum to 1 over the keys (Vaswani et al. 2017, eq. 1)"),
 ]
+# Met in my own probes of uncatalogued mistakes (issue 24): the weights handed back key-major.
+VARIANTS += [
+    Variant("sdpa_weights_key_major", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    weights = softmax(scale_scores(attention_scores(Q, K), Q.shape[-1]))
+    return weighted_average(weights, V), np.swapaxes(weights, -1, -2)   # "the attention map": keys down the side
+'''}, misconception="attention.weights_transposed",
+        source="attention maps are often plotted with keys on the vertical axis (e.g. Bahdanau et al. 2015, figure 3 "
+               "shows source words against target words); the course's weights are (..., n_q, n_k), one row per query"),
+]

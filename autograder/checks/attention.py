@@ -185,10 +185,15 @@ def judge_attention(call, outcome, *, mask=None, what=""):
         raise CheckFailed("you returned (weights, output): return the output first, then the weights.",
                           "attention.swapped_return")
     expect.shape(out, batch + (n_q, d_v), f"your output{what}", " = (..., n_q, d_v)")
-    expect.shape(weights, batch + (n_q, n_k), f"your weights{what}", " = (..., n_q, n_k)")
     ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
     dtype = np.result_type(Q, K, V)
     rtol, atol = expect.tolerances(dtype)
+    if weights.shape == np.swapaxes(ref_w, -1, -2).shape and expect.allclose(out, ref_out, rtol, atol) \
+            and expect.allclose(weights, np.swapaxes(ref_w, -1, -2), rtol, atol) and not expect.allclose(weights, ref_w, rtol, atol):
+        raise CheckFailed(f"your output{what} is right but the weights you return are transposed, one row per key: "
+                          "return them as the output used them, one row per query (..., n_q, n_k).",
+                          "attention.weights_transposed")
+    expect.shape(weights, batch + (n_q, n_k), f"your weights{what}", " = (..., n_q, n_k)")
     if not (expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol)):
         with np.errstate(all="ignore"):
             matching = [(misconception, message) for _, c_w, misconception, message in sdpa_candidates(Q, K, V, mask)

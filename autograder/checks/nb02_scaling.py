@@ -43,6 +43,7 @@ MISCONCEPTIONS = {
     "attention.k_not_transposed": "Q @ K without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
+    "attention.weights_transposed": "right output, but returns the weights transposed (one row per key)",
     "attention.no_softmax": "uses the scaled scores as the weights, without the softmax",
     "attention.scaled_after_softmax": "divides the weights by sqrt(d_k) after the softmax instead of the scores before it",
     "attention.width_from_wrong_axis": "reads d_k from another axis than the last (right for 2-D inputs only): the "
@@ -193,20 +194,41 @@ def _judge_scale(call, outcome):
     got = expect.array(outcome, call, "your scaled scores")
     expect.shape(got, scores.shape, "your scaled scores", " (the shape of the scores)")
     expect.close(got, ref.scale_scores(scores, d_k), "your scaled scores", dtype=scores.dtype,
-                 diagnoses=_scale_diagnoses(scores, d_k), generic="do not equal scores / sqrt(d_k).")
+                 generic="do not equal scores / sqrt(d_k).")
+
+
+def _judge_scales(calls, outcomes, graded):
+    """The ``graded`` calls; a divisor mistake is named only when the answer is that mistake's on every call,
+    the probes after them included: one input may not tell two divisors apart (sqrt(d_k + 1) is sqrt(n_k) on
+    the seed's three scores with d_k = 2), the inputs of a check together do."""
+    try:
+        expect.each(calls[:graded], outcomes[:graded], _judge_scale)
+    except CheckFailed as failure:
+        if failure.misconception == "wrong_values":
+            per_call = [_scale_diagnoses(*call.args) for call in calls]
+            found = signature.identify(outcomes, [(m, message, [diagnoses[i][0] for diagnoses in per_call])
+                                                  for i, (_, m, message) in enumerate(per_call[0])])
+            if found is not None:
+                raise CheckFailed(found[1], found[0]) from None
+        raise
+
+
+#: Scores of the seed's shape with a key width of their own (d_k = 5 against 3 keys): never graded, it tells the
+#: divisors apart where the seed's d_k = 2 does not.
+SCALE_PROBE = Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 5))
 
 
 @checks.add("scale_scores", "seed_example", "raw scores (2, 1, 0) with d_k = 2 become (1.414, 0.707, 0)",
-            calls=lambda rng: [Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 2))])
+            calls=lambda rng: [Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 2)), SCALE_PROBE])
 def _(calls, outcomes):
-    _judge_scale(calls[0], outcomes[0])
+    _judge_scales(calls, outcomes, 1)
 
 
 @checks.add("scale_scores", "matches_reference", "batched, non-square scores with d_k different from n_k; float32",
             calls=lambda rng: [Call("scale_scores", (rng.standard_normal((2, 3, 5)) * 8, 16)),
                                Call("scale_scores", (rng.standard_normal((4, 7)).astype(np.float32) * 8, 64))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_scale)
+    _judge_scales(calls, outcomes, 2)
 
 
 @checks.add("scale_scores", "input_unmodified", "leaves the scores unchanged",

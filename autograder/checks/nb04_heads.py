@@ -145,9 +145,9 @@ def _judge_counts(calls, outcomes):
     off = [i for i in range(len(calls)) if got[i] != right[i]]
     if not off:
         return
-    fitting = [m for m in messages if all(g in at.get(m, {r}) for g, r, at in zip(got, right, counts))]
-    if len(fitting) == 1:
-        raise CheckFailed(messages[fitting[0]], fitting[0])
+    found = signature.exact(got, right, counts)
+    if found is not None:
+        raise CheckFailed(messages[found], found)
     raise CheckFailed(f"`{calls[off[0]].describe()}` is off: count the entries of W_q, W_k, W_v "
                       f"(d_model rows each) and of W_o.", "wrong_values")
 

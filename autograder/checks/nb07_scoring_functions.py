@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import batching, expect
+from . import batching, expect, signature
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "07_scoring_functions"
@@ -23,13 +23,17 @@ MISCONCEPTIONS = {
     "scaled_dot_scores.no_scaling": "does not divide by the square root of the projected width",
     "scaled_dot_scores.divides_by_width": "divides by the projected width itself instead of its square root",
     "scaled_dot_scores.one_map": "projects the keys with the query map (one map: the scores become symmetric)",
+    "additive_scores.fixed_axes": "written for one sequence (new axes placed by position): raises with batch axes in front",
     "scaled_dot_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
     "bilinear_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
+    "scaled_dot_scores.keys_by_queries": "the table the other way round: one row per key, K Q^T instead of Q K^T",
+    "bilinear_scores.keys_by_queries": "the table the other way round: one row per key (K W^T Q^T)",
     "bilinear_scores.transposed": "uses W transposed: reads the relation from the key to the query",
     "bilinear_scores.scaled": "divides the bilinear score by a square root (W learns its own scale)",
     "score_costs.additive_without_v": "leaves the h parameters of v out of the additive count",
     "score_costs.pairs_without_projections": "counts only the per-pair work, not the projections of the n items",
     "score_costs.pairs_at_input_width": "counts d multiply-adds per pair for the projected scores instead of h",
+    "score_costs.swapped_pair": "returns (multiply_adds, parameters) instead of (parameters, multiply_adds)",
     "score_costs.bilinear_per_pair": "recomputes W k for every query-key pair",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
     "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
@@ -54,8 +58,20 @@ KEYS_BY_QUERIES = ("your table has one row per key and one column per query: row
                    "score (..., i, j) for query i and key j. Check which of the two gets the new axis in front.")
 
 
+#: What a score is, as the task states it: said when the values are off in a way no catalogued mistake explains.
+SCORE_RULES = {
+    "additive_scores": "the additive score: score (i, j) is v . tanh(q_i W_q + k_j W_k), the tanh acting on the sum "
+                       "of the two projections, for every query i and every key j.",
+    "scaled_dot_scores": "the scaled dot score: score (i, j) is (q_i W_q) . (k_j W_k) divided by the square root of "
+                         "the projected width, for every query i and every key j.",
+    "bilinear_scores": "the bilinear score: score (i, j) is q_i W k_j^T, unscaled, for every query i and every key j.",
+}
+
+
 def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
-    if outcome.error is not None and "broadcast" in outcome.error and call.name == "additive_scores":
+    # unbatched: with batch axes in front, an answer written for one (n, d) matrix fails to broadcast too
+    if outcome.error is not None and "broadcast" in outcome.error and call.name == "additive_scores" \
+            and not batching.batch_axes(call, 2):
         raise CheckFailed(f"`{call.describe()}` raised ValueError: operands could not be broadcast. Adding the "
                           "projected queries to the projected keys row by row pairs query i with key i only; "
                           "every query must meet every key (give each its own axis before adding).",
@@ -65,10 +81,14 @@ def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
     # the additive table is built by broadcasting two new axes, where putting them the other way round is typical
     transposed = [(shape[:-2] + shape[-2:][::-1], "additive_scores.keys_by_queries", KEYS_BY_QUERIES)] \
         if call.name == "additive_scores" else []
+    if call.name != "additive_scores" and scores.shape == shape[:-2] + shape[-2:][::-1] and shape[-1] != shape[-2] \
+            and expect.allclose(scores, np.swapaxes(reference, -1, -2), *expect.tolerances(scores.dtype)):
+        raise CheckFailed(f"{what} has shape {scores.shape}, expected {shape}: {KEYS_BY_QUERIES}",
+                          f"{call.name}.keys_by_queries")
     expect.shape(scores, shape, what, " = (..., n_q, n_k): one score per query-key pair", diagnoses=transposed)
     dtype = np.result_type(*[a for a in call.args if isinstance(a, np.ndarray)])
     expect.close(scores, reference, what, dtype=dtype, diagnoses=diagnoses,
-                 generic="do not match the score function of this section.")
+                 generic=f"do not match {SCORE_RULES[call.name]}")
 
 
 # ---------------------------------------------------------------- additive_scores
@@ -109,11 +129,11 @@ def _(calls, outcomes):
 
 
 @checks.add("additive_scores", "batched", "leading batch axes; float32 inputs",
-            calls=lambda rng: [_additive_call(rng, (2, 3), 4, 5, 3, 3, 4),
-                               _additive_call(rng, (2,), 3, 6, 4, 4, 5, np.float32)])
+            calls=lambda rng: batching.with_first_sequences([_additive_call(rng, (2, 3), 4, 5, 3, 3, 4),
+                                                             _additive_call(rng, (2,), 3, 6, 4, 4, 5, np.float32)], 2))
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_additive(call, outcome)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 2, _judge_additive, "additive_scores.fixed_axes",
+                                        FIXED_AXES)
 
 
 @checks.add("additive_scores", "inputs_unmodified", "leaves Q, K, W_q, W_k and v unchanged",
@@ -200,6 +220,8 @@ def _(calls, outcomes):
 # ---------------------------------------------------------------- score_costs
 def _cost_candidates(kind, n, d, h):
     right_params, right_macs = ref.score_costs(kind, n, d, h)
+    yield (right_macs, right_params), "score_costs.swapped_pair", \
+        "your two numbers are the wrong way round: the pair is (parameters, multiply_adds)."
     if kind == "additive":
         yield (2 * d * h, right_macs), "score_costs.additive_without_v", \
             "your additive parameter count leaves out a learned part of the score."
@@ -209,6 +231,8 @@ def _cost_candidates(kind, n, d, h):
         yield (right_params, 2 * n * d * h + n * n * d), "score_costs.pairs_at_input_width", \
             "your per-pair multiply-adds use the width of the items; a pair meets after the projection."
     else:
+        yield (right_params, n * n * d), "score_costs.pairs_without_projections", \
+            "your multiply-adds leave out the projections of the n queries (Q W is made once, n x d x d)."
         yield (right_params, n * n * (d * d + d)), "score_costs.bilinear_per_pair", \
             "your bilinear multiply-adds redo a matrix-vector product for every pair; Q W is made once."
 
@@ -221,20 +245,28 @@ def _cost_calls(rng):
 @checks.add("score_costs", "values", "parameters and multiply-adds of each kind, for several n, d and h",
             calls=_cost_calls)
 def _(calls, outcomes):
+    got, right, per_input, messages = [], [], [], {}
     for call, outcome in zip(calls, outcomes):
         kind = call.args[0]
-        got = expect.array(outcome, call, f"`score_costs('{kind}', ...)`")
-        if got.shape != (2,):
-            raise CheckFailed(f"`score_costs` should return a pair (parameters, multiply_adds), got shape {got.shape}",
+        pair = expect.array(outcome, call, f"`score_costs('{kind}', ...)`")
+        if pair.shape != (2,):
+            raise CheckFailed(f"`score_costs` should return a pair (parameters, multiply_adds), got shape {pair.shape}",
                               "wrong_return")
-        got = tuple(float(x) for x in got)
-        if got == tuple(float(x) for x in ref.score_costs(*call.args)):
-            continue
+        got.append(tuple(float(x) for x in pair))
+        right.append(tuple(float(x) for x in ref.score_costs(*call.args)))
+        values = {}
         for candidate, misconception, message in _cost_candidates(*call.args):
-            if got == tuple(float(x) for x in candidate):
-                raise CheckFailed(message, misconception)
-        raise CheckFailed(f"`score_costs` is off for {kind!r} scores: count every learned number, and the "
-                          f"multiply-adds of the projections and of every query-key pair.", "wrong_values")
+            values.setdefault(misconception, set()).add(tuple(float(x) for x in candidate))
+            messages.setdefault(misconception, message)
+        per_input.append(values)
+    if got == right:
+        return
+    found = signature.exact(got, right, per_input)
+    if found is not None:
+        raise CheckFailed(messages[found], found)
+    kind = next(call.args[0] for call, g, r in zip(calls, got, right) if g != r)
+    raise CheckFailed(f"`score_costs` is off for {kind!r} scores: count every learned number, and the "
+                      f"multiply-adds of the projections and of every query-key pair.", "wrong_values")
 
 
 # ---------------------------------------------------------------- width_for_budget

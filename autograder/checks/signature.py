@@ -80,3 +80,19 @@ def _telling(predictions: Sequence, reference: Sequence, tol) -> bool:
     own_value = any(not isinstance(p, Raised) and not _same(p, r, tol) for p, r in pairs)
     right = any(not isinstance(p, Raised) and _same(p, r, tol) for p, r in pairs)
     return own_value or (right and any(isinstance(p, Raised) for p, _ in pairs))
+
+
+def exact(got: Sequence, right: Sequence, per_input: Sequence[dict]) -> str | None:
+    """The one mistake whose exact values (counts, pairs of counts) explain the answer, or None: at every input the
+    answer is right or that mistake's value, and it is off somewhere.
+
+    ``per_input``: for each input, misconception -> the set of values its mistakes give there. One input may give
+    the values of two mistakes (at d_model = 128 a count with the widths swapped is the one with a square W_o); the
+    inputs of a check together tell them apart. Right at an input where the mistake shows is allowed: a student
+    may make it for one kind of input only (the projections left out of the additive and dot costs, not the
+    bilinear ones)."""
+    if list(got) == list(right):
+        return None
+    ids = {m for values in per_input for m in values}
+    fitting = [m for m in sorted(ids) if all(g == r or g in values.get(m, ()) for g, r, values in zip(got, right, per_input))]
+    return fitting[0] if len(fitting) == 1 else None
