@@ -473,3 +473,22 @@ def scaled_dot_product_attention(Q, K, V):
         source="attention maps are often plotted with keys on the vertical axis (e.g. Bahdanau et al. 2015, figure 3 "
                "shows source words against target words); the course's weights are (..., n_q, n_k), one row per query"),
 ]
+# Issue 24: a divisor none of the usual mistakes gives, named by the property (one number at every input).
+VARIANTS += [
+    Variant("scale_by_sqrt_two_d_k", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    # "q . k adds 2 d_k random numbers" (the entries of q and of k)
+    return np.asarray(scores) / math.sqrt(2 * d_k)
+'''}, misconception="scale.wrong_divisor",
+        source="the variance of q . k is d_k, one unit per product q_i k_i (Vaswani et al. 2017, footnote 4), "
+               "not one per entry"),
+    Variant("sdpa_divisor_doubled", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    scores = attention_scores(Q, K) / (2 * math.sqrt(Q.shape[-1]))   # a "temperature" of 2 sqrt(d_k)
+    weights = softmax(scores)
+    return weighted_average(weights, V), weights
+'''}, misconception="scale.wrong_divisor",
+        source="a softmax temperature folded into the divisor; scaled dot-product attention divides by sqrt(d_k) "
+               "alone (Vaswani et al. 2017, eq. 1)"),
+]

@@ -8,7 +8,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import expect, forms, items, signature
-from .attention import judge_attention, large_scores_qkv, underflow_probe
+from .attention import judge_attentions, large_scores_qkv, scale_probe, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "02_scaling"
@@ -27,6 +27,7 @@ MISCONCEPTIONS = {
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
     "scale.multiplies": "multiplies by sqrt(d_k) instead of dividing",
     "scale.by_n_k": "divides by sqrt of the number of keys instead of sqrt(d_k)",
+    "scale.wrong_divisor": "divides the scores by another number than sqrt(d_k) (none of the usual mistakes)",
     "scale.by_d_v": "divides by sqrt of the value width d_v instead of sqrt(d_k)",
     "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
     "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
@@ -210,7 +211,29 @@ def _judge_scales(calls, outcomes, graded):
                                                   for i, (_, m, message) in enumerate(per_call[0])])
             if found is not None:
                 raise CheckFailed(found[1], found[0]) from None
+            _constant_divisor(calls[:graded], outcomes[:graded])
         raise
+
+
+def _constant_divisor(calls, outcomes):
+    """Fail naming the divisor when the answer is the scores divided by one number at every input, not sqrt(d_k)."""
+    told = []
+    for call, outcome in zip(calls, outcomes):
+        scores, d_k = call.args
+        try:
+            got = np.asarray(outcome.value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return
+        nonzero = np.abs(scores) > 1e-6
+        if got.shape != scores.shape or not nonzero.any() or not np.isfinite(got).all():
+            return
+        ratio = float(np.median(scores[nonzero] / got[nonzero])) if (got[nonzero] != 0).all() else None
+        if ratio is None or not expect.allclose(got, scores / ratio, *expect.tolerances(scores.dtype)):
+            return
+        if not math.isclose(ratio, math.sqrt(d_k), rel_tol=1e-6):
+            told.append(f"divided by {ratio:.4g} at d_k = {d_k} (sqrt(d_k) = {math.sqrt(d_k):.4g})")
+    if told:
+        raise CheckFailed(f"your scores are {'; '.join(told)}: the divisor is sqrt(d_k).", "scale.wrong_divisor")
 
 
 #: Scores of the seed's shape with a key width of their own (d_k = 5 against 3 keys): never graded, it tells the
@@ -416,17 +439,17 @@ def _(calls, outcomes):
 # ---------------------------------------------------------------- scaled_dot_product_attention (no mask)
 @checks.add("scaled_dot_product_attention", "seed_example",
             "the seed's example: weights ≈ (0.455, 0.225, 0.320), output ≈ (6.15, 3.85)",
-            calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V))])
+            calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V)), scale_probe(rng)])
 def _(calls, outcomes):
-    judge_attention(calls[0], outcomes[0])
+    judge_attentions(calls, outcomes, 1)
 
 
 @checks.add("scaled_dot_product_attention", "non_square", "n_q, n_k, d_k and d_v all different",
             calls=lambda rng: [Call("scaled_dot_product_attention",
                                     (rng.standard_normal((3, 4)) * 2, rng.standard_normal((5, 4)) * 2,
-                                     rng.standard_normal((5, 6))))])
+                                     rng.standard_normal((5, 6)))), scale_probe(rng)])
 def _(calls, outcomes):
-    judge_attention(calls[0], outcomes[0])
+    judge_attentions(calls, outcomes, 1)
 
 
 @checks.add("scaled_dot_product_attention", "batched", "leading axes (2 sequences, 3 heads) and float32 inputs",
@@ -437,7 +460,7 @@ def _(calls, outcomes):
                                     tuple(rng.standard_normal(s).astype(np.float32) * 2
                                           for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, judge_attention)
+    judge_attentions(calls, outcomes, 2)
 
 
 @checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
@@ -445,7 +468,7 @@ def _(calls, outcomes):
                                Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0)),
                                Call("scaled_dot_product_attention", underflow_probe(rng))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, judge_attention)
+    judge_attentions(calls, outcomes, 3)
 
 
 @checks.add("scaled_dot_product_attention", "inputs_unmodified", "leaves Q, K and V unchanged",
