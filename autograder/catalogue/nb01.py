@@ -21,6 +21,24 @@ def attention_scores(Q, K):
         source="huggingface/pytorch-openai-transformer-lm issue #2 (dimensioning of q k^T); shape errors "
                "'matmul: Input operand 1 has a mismatch in its core dimension' are a common Q&A topic"),
 
+    Variant("softmax_row_shift_total_sum", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))   # each row shifted by its own maximum...
+    return e / np.sum(e)                                   # ...but one total for the whole array
+'''}, misconception="softmax.global_normalisation",
+        source="np.sum without axis adds every entry (numpy docs, numpy.sum: 'axis=None will sum all of the "
+               "elements'); the stable shift is per row, the normalisation must be too"),
+
+    Variant("softmax_saturated_scores", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.clip(np.asarray(x, dtype=float), -600.0, 600.0)   # exp(710) overflows: keep the scores in range
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+'''}, misconception="softmax.flattens_scores",
+        source="clipping the exponent to dodge overflow (np.exp overflows above about 709.78 in float64, numpy docs "
+               "'Floating point error handling'); the spent held-out set of 2026-12-02 clipped to +-500"),
+
     Variant("scores_einsum_one_batch_axis", A, "attention_scores", {"attention_scores": '''
 def attention_scores(Q, K):
     return np.einsum("bqd,bkd->bqk", Q, K)  # one batch axis named: no more, no fewer

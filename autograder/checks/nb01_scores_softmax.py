@@ -1,6 +1,8 @@
 """Checks of 01_scores_softmax: dot_product, attention_scores, softmax, weighted_average."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import attention_ref as ref
@@ -36,6 +38,7 @@ MISCONCEPTIONS = {
     "dot_product.distance": "returns a distance between q and k, which is small for a good match, not the dot product",
     "softmax.global_normalisation": "softmax normalised over the whole array instead of each row",
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
+    "softmax.flattens_scores": "makes large scores equal before the exp (clipping them): keys of different scores get the same weight",
     "softmax.global_max": "subtracts the global max instead of each row's max",
     "softmax.missing_keepdims": "row max/sum without keepdims broadcast along the wrong axis",
     "softmax.no_exp": "normalises the raw scores without exponentiating",
@@ -185,9 +188,49 @@ def _judge_softmax(call, outcome, what="your weights"):
     axis = call.kwargs.get("axis", -1)
     weights = expect.array(outcome, call, what)
     expect.shape(weights, x.shape, what, " (the same shape as the scores)")
-    expect.close(weights, ref.softmax(x, axis=axis), what, dtype=x.dtype,
-                 diagnoses=_softmax_candidates(x, axis),
-                 generic="do not match softmax: exponentiate each score, then divide by the total of its row.")
+    try:
+        expect.close(weights, ref.softmax(x, axis=axis), what, dtype=x.dtype,
+                     diagnoses=_softmax_candidates(x, axis),
+                     generic="do not match softmax: exponentiate each score, then divide by the total of its row.")
+    except CheckFailed as failure:
+        if failure.misconception == "wrong_values":
+            _normaliser(weights, x, axis, what)
+            _flattened(weights, x, axis, what)
+        raise
+
+
+def _flattened(weights, x, axis, what):
+    """Fail saying so when two keys of a row whose scores differ got exactly the same weight, where the softmax
+    tells them apart by more than 1 %: large scores were made equal (clipped, saturated) before the exp."""
+    right = ref.softmax(x, axis=axis)
+    w, s, r = (np.moveaxis(np.asarray(a, dtype=np.float64), axis, -1) for a in (weights, x, right))
+    if not np.isfinite(w).all() or w.shape != s.shape:
+        return
+    for row_w, row_s, row_r in zip(w.reshape(-1, w.shape[-1]), s.reshape(-1, s.shape[-1]), r.reshape(-1, r.shape[-1])):
+        for j in range(row_w.size):
+            for k in range(j + 1, row_w.size):
+                if row_w[j] == row_w[k] > 0 and row_s[j] != row_s[k] and max(row_r[j], row_r[k]) > 1e-6 \
+                        and max(row_r[j], row_r[k]) > 1.01 * min(row_r[j], row_r[k]):
+                    raise CheckFailed(f"{what} give two keys of one row exactly the same weight although their scores "
+                                      f"differ ({row_s[j]:.6g} and {row_s[k]:.6g}): large scores were made equal "
+                                      "before the exp (clipped, say), which changes every weight of the row. "
+                                      "Subtracting the row's maximum keeps exp in range without changing any weight.",
+                                      "softmax.flattens_scores")
+
+
+def _normaliser(weights, x, axis, what):
+    """Fail saying so when each row of ``weights`` is in the right proportions and only its total is off."""
+    rtol, atol = expect.tolerances(x.dtype)
+    with np.errstate(all="ignore"):
+        totals = weights.sum(axis=axis, keepdims=True)
+        if not (np.isfinite(weights).all() and (totals > 0).all()
+                and expect.allclose(weights / totals, ref.softmax(x, axis=axis), rtol, atol)):
+            return
+    if x.ndim > 1 and math.isclose(float(weights.sum()), 1.0, rel_tol=1e-6):
+        raise CheckFailed(f"{what} are in the right proportions within each row, but they sum to 1 over the whole "
+                          "array, not per row: divide each row by its own total.", "softmax.global_normalisation")
+    raise CheckFailed(f"{what} are in the right proportions within each row, but a row does not sum to 1: divide "
+                      "each exponential by the total of its own row.", "wrong_values")
 
 
 @checks.add("softmax", "seed_example", "scores (2, 1, 0) give weights (0.665, 0.245, 0.090)",
@@ -210,6 +253,7 @@ def _(calls, outcomes):
                     if expect.allclose(weights, candidate, 1e-6, 1e-9)}
         if len({m for m, _ in matching}) == 1:
             raise CheckFailed(*min(matching)[::-1])
+        _normaliser(weights, x, -1, "your weights")
         raise CheckFailed("the weights of a row do not sum to 1: divide each exponential by the total of its row.",
                           "wrong_values")
 
