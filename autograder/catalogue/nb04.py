@@ -469,3 +469,15 @@ def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_project
         source="the rule of thumb '4 d_model^2 parameters per attention layer' holds for the default widths "
                "d_k = d_v = d_model / h only (Vaswani et al. 2017, §3.2.2)"),
 ]
+
+# Issue 24, my probes of uncatalogued mistakes: the heads joined last one first.
+VARIANTS += [
+    Variant("merge_heads_last_first", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    parts = [X[..., i, :, :] for i in range(X.shape[-3])]
+    return np.concatenate(parts[::-1], axis=-1)      # stacked from the top head down
+'''}, misconception="merge_heads.wrong_order",
+        source="the inverse of split_heads puts head 0 in columns 0 to d (Vaswani et al. 2017, §3.2.2: "
+               "Concat(head_1, ..., head_h) W^O, in head order)"),
+]

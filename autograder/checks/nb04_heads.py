@@ -238,6 +238,9 @@ def _merge_candidates(X):
         "of the split. Move the head axis back next to the width first (swapaxes(-3, -2)), then reshape."
     yield np.swapaxes(X, -3, -2).swapaxes(-1, -2).reshape(*batch, n, h * d), "merge_heads.wrong_order", \
         "your merged rows interleave the heads' columns: concatenate the heads end to end, head 0 first."
+    if h > 1:
+        yield ref.merge_heads(X[..., ::-1, :, :]), "merge_heads.wrong_order", \
+            "your merged rows hold the heads in reverse order: head 0 comes first, in columns 0 to d."
     if batch:
         yield np.moveaxis(X, 0, -2).reshape(*batch, n, h * d), "merge_heads.moves_batch_axis", \
             "your merged rows mix the batch entries: with batch axes in front, axis 0 is not the head axis. Count " \
