@@ -7,7 +7,8 @@ Not a timing script: it grades every catalogue variant in-process over many seed
   misconception and no check names a different specific one), *vague* (only generic messages:
   wrong values, NaN, a raw error), *wrong* (some failing check names a different specific
   misconception) or *missed* (no check of its task fails); a held-out answer whose misconception is
-  not one of the course's ids is *unlabelled*, with what the checks named printed for a person to judge;
+  not one of the course's ids, or a generic one such as ``raises`` where the checks name a specific mistake, is
+  *unlabelled*, with what the checks named printed for a person to judge;
 * **stray**: wrong answers that lose points on another task (beyond ``also_fails``), and correct
   answers that lose points anywhere.
 
@@ -32,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from autograder.catalogue import all_variants  # noqa: E402
-from autograder.checks import MISCONCEPTIONS  # noqa: E402
+from autograder.checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS  # noqa: E402
 from autograder.catalogue.fairness import classify, grade_over_seeds, load_variants, stray, unstable  # noqa: E402
 
 
@@ -61,8 +62,11 @@ def main(argv=None) -> int:
             kinds = {seed: classify(variant, vs) for seed, vs in graded.items()}
             worst = next(k for k in ("wrong", "missed", "vague", "named") if k in kinds.values())
             seed = next(s for s, k in kinds.items() if k == worst)  # before a relabelling to "unlabelled"
-            if variant.misconception not in MISCONCEPTIONS and worst in ("named", "wrong"):
-                worst = "unlabelled"  # a held-out answer labelled in words of its own: the names are printed
+            if (variant.misconception not in MISCONCEPTIONS and worst in ("named", "wrong")) \
+                    or (variant.misconception in GENERIC_MISCONCEPTIONS and worst == "wrong"):
+                # a held-out answer labelled in words of its own, or with a generic verdict ("raises") where the
+                # checks name a specific mistake: the names are printed for a person to judge
+                worst = "unlabelled"
             counts[worst] += 1
             if worst != "named":
                 details.append((variant.name, variant.misconception, worst,

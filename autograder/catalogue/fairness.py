@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from .. import submissions
-from ..checks import GENERIC_MISCONCEPTIONS, checks_for_assignment, executor
+from ..checks import GENERIC_MISCONCEPTIONS, MISCONCEPTIONS, checks_for_assignment, executor
 from ..checks.core import Verdict, evaluate
 from ..inprocess import execute_answers
 from ..notebook import model
@@ -93,16 +93,25 @@ def _graded(assignment: str, namespace: dict, seeds: tuple, changed: set[str] | 
     return graded
 
 
+#: Generic ids whose verdict is an observation, not an inference (the input changed, None or a wrong number of
+#: values came back), so the message names the mistake itself. A held-out answer labelled in its author's words (an id the course
+#: does not know) whose task fails with one of them is *named*, for a person to judge with the rest.
+OBSERVED = frozenset({"mutates_input", "returns_none", "wrong_return"})
+
+
 def classify(variant: Variant, verdicts: list[Verdict]) -> str:
     """A wrong answer's diagnosis on one seed: ``named`` (a failing check of its task names its
     misconception, none names another), ``vague`` (generic messages only), ``wrong`` (some failing
     check names a different specific misconception) or ``missed`` (no check of its task fails)."""
     failed = [v for v in verdicts if not v.passed]
-    if not [v for v in failed if v.task == variant.task]:
+    own = {v.misconception for v in failed if v.task == variant.task}
+    if not own:
         return "missed"
     if {v.misconception for v in failed} - set(GENERIC_MISCONCEPTIONS) - {variant.misconception}:
         return "wrong"
-    return "named" if variant.misconception in {v.misconception for v in failed if v.task == variant.task} else "vague"
+    if variant.misconception not in MISCONCEPTIONS and own & OBSERVED:
+        return "named"
+    return "named" if variant.misconception in own else "vague"
 
 
 def stray(variant: Variant, verdicts: list[Verdict]) -> list[str]:

@@ -21,6 +21,39 @@ def attention_scores(Q, K):
         source="huggingface/pytorch-openai-transformer-lm issue #2 (dimensioning of q k^T); shape errors "
                "'matmul: Input operand 1 has a mismatch in its core dimension' are a common Q&A topic"),
 
+    Variant("softmax_row_shift_total_sum", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))   # each row shifted by its own maximum...
+    return e / np.sum(e)                                   # ...but one total for the whole array
+'''}, misconception="softmax.global_normalisation",
+        source="np.sum without axis adds every entry (numpy docs, numpy.sum: 'axis=None will sum all of the "
+               "elements'); the stable shift is per row, the normalisation must be too"),
+
+    Variant("softmax_saturated_scores", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.clip(np.asarray(x, dtype=float), -600.0, 600.0)   # exp(710) overflows: keep the scores in range
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+'''}, misconception="softmax.flattens_scores",
+        source="clipping the exponent to dodge overflow (np.exp overflows above about 709.78 in float64, numpy docs "
+               "'Floating point error handling'); the spent held-out set of 2026-12-02 clipped to +-500"),
+
+    Variant("scores_einsum_one_batch_axis", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    return np.einsum("bqd,bkd->bqk", Q, K)  # one batch axis named: no more, no fewer
+'''}, misconception="attention_scores.fixed_axes",
+        source="issue 24, held-out set of 2026-12-04 (a transpose order (0, 2, 1) spelled out); einsum subscripts "
+               "without '...' accept exactly the axes they name (numpy docs, numpy.einsum)"),
+
+    Variant("average_sums_value_entries", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    weights, V = np.asarray(weights), np.asarray(V)
+    return np.einsum("...qk,...kd->...qk", weights, V)  # keeps the key axis, adds up d
+'''}, misconception="weighted_average.sums_over_width",
+        source="issue 24, held-out set of 2026-12-04 (products summed over d_v); einsum sums every index missing "
+               "from the output (numpy docs, numpy.einsum), so the output's subscripts decide which axis is added"),
+
     Variant("scores_dot_T_batched", A, "attention_scores", {"attention_scores": '''
 def attention_scores(Q, K):
     return np.asarray(Q) @ np.asarray(K).T  # .T reverses every axis of a batched array

@@ -479,3 +479,34 @@ def scaled_dot_product_attention(Q, K, V):
         source="the 2-D formula softmax(Q K^T / sqrt(d_k)) V of Vaswani et al. 2017, eq. 1, written with fixed "
                "axes; numpy docs of np.einsum ('To enable and control broadcasting, use an ellipsis')"),
 ]
+
+# Met in my own probes of uncatalogued mistakes (issue 24): the weights handed back key-major.
+VARIANTS += [
+    Variant("sdpa_weights_key_major", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    weights = softmax(scale_scores(attention_scores(Q, K), Q.shape[-1]))
+    return weighted_average(weights, V), np.swapaxes(weights, -1, -2)   # "the attention map": keys down the side
+'''}, misconception="attention.weights_transposed",
+        source="attention maps are often plotted with keys on the vertical axis (e.g. Bahdanau et al. 2015, figure 3 "
+               "shows source words against target words); the course's weights are (..., n_q, n_k), one row per query"),
+]
+# Issue 24: a divisor none of the usual mistakes gives, named by the property (one number at every input).
+VARIANTS += [
+    Variant("scale_by_sqrt_two_d_k", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    # "q . k adds 2 d_k random numbers" (the entries of q and of k)
+    return np.asarray(scores) / math.sqrt(2 * d_k)
+'''}, misconception="scale.wrong_divisor",
+        source="the variance of q . k is d_k, one unit per product q_i k_i (Vaswani et al. 2017, footnote 4), "
+               "not one per entry"),
+    Variant("sdpa_divisor_doubled", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    scores = attention_scores(Q, K) / (2 * math.sqrt(Q.shape[-1]))   # a "temperature" of 2 sqrt(d_k)
+    weights = softmax(scores)
+    return weighted_average(weights, V), weights
+'''}, misconception="scale.wrong_divisor",
+        source="a softmax temperature folded into the divisor; scaled dot-product attention divides by sqrt(d_k) "
+               "alone (Vaswani et al. 2017, eq. 1)"),
+]

@@ -448,3 +448,36 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
                "MultiheadAttention(query, key, value) against memory-first conventions); swapped, the memory asks "
                "and the queries are read"),
 ]
+
+# Met in the held-out sets of 2026-12-03 (a square W_o) and 2026-12-04 (4 d_model^2 whatever the widths); written anew.
+VARIANTS += [
+    Variant("count_square_output_map", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    head_k = d_model // num_heads if d_k is None else d_k
+    head_v = d_model // num_heads if d_v is None else d_v
+    per_head = d_model * head_k * 2 + d_model * head_v        # W_q, W_k, W_v of one head
+    w_o = d_model * d_model if output_projection else 0      # "the output layer is d_model x d_model"
+    return num_heads * per_head + w_o
+'''}, misconception="attention_param_count.square_output_map",
+        source="W_o is d_model x d_model in the paper's layer only because h * d_v = d_model there (Vaswani et al. "
+               "2017, §3.2.2: W^O in R^{h d_v x d_model})"),
+    Variant("count_four_square_maps", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    maps = 4 if output_projection else 3          # W_q, W_k, W_v (and W_o), each d_model x d_model
+    return maps * d_model ** 2
+'''}, misconception="attention_param_count.square_maps",
+        source="the rule of thumb '4 d_model^2 parameters per attention layer' holds for the default widths "
+               "d_k = d_v = d_model / h only (Vaswani et al. 2017, §3.2.2)"),
+]
+
+# Issue 24, my probes of uncatalogued mistakes: the heads joined last one first.
+VARIANTS += [
+    Variant("merge_heads_last_first", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    parts = [X[..., i, :, :] for i in range(X.shape[-3])]
+    return np.concatenate(parts[::-1], axis=-1)      # stacked from the top head down
+'''}, misconception="merge_heads.wrong_order",
+        source="the inverse of split_heads puts head 0 in columns 0 to d (Vaswani et al. 2017, §3.2.2: "
+               "Concat(head_1, ..., head_h) W^O, in head order)"),
+]

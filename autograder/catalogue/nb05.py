@@ -192,3 +192,26 @@ def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
         source="for a batch (batch, n, d_model) the first axis counts sequences; the positions are axis -2 (the "
                "course's shape contract (..., n, d))"),
 ]
+
+# Met in benchmarks/heldout/heldout_2026_12_04.py (~causal_mask(n); causal_mask(X.shape[-1])); written anew.
+VARIANTS += [
+    Variant("self_attention_mask_true_hides", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    X = np.asarray(X)
+    n = X.shape[-2]
+    # "mask out the future": True where a key comes after the query
+    future = np.arange(n)[None, :] > np.arange(n)[:, None]
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=future if causal else None)
+'''}, misconception="self_attention.causal_inverted",
+        source="PyTorch's nn.Transformer.generate_square_subsequent_mask and boolean attn_mask mark with True the "
+               "positions *not* allowed to attend, the opposite of this course's convention (True = may attend)"),
+    Variant("self_attention_mask_from_width", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    X = np.asarray(X)
+    *_, width = X.shape                   # "the length of X"
+    mask = causal_mask(width) if causal else None
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="self_attention.mask_size_from_width",
+        source="the course's shape contract (..., n, d_model): the positions are axis -2, the width axis -1; the "
+               "two agree only for a square X"),
+]

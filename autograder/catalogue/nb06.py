@@ -216,6 +216,9 @@ VARIANTS += [
             misconception="TABLE_BYTES.linear_in_n", source="one weight per position instead of per (query, key) pair"),
     Variant("TABLE_BYTES_in_bits", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 32\n"},
             misconception="TABLE_BYTES.bits", source="32 bits per float32 counted as its size in bytes"),
+    Variant("TABLE_BYTES_in_mib", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 4 / 2**20  # MiB\n"},
+            misconception="TABLE_BYTES.megabytes",
+            source="the notebook's plot is labelled in MB; the answer asks for bytes (issue 24, my probes)"),
 ]
 
 VARIANTS += [

@@ -252,3 +252,49 @@ def additive_scores(Q, K, W_q, W_k, v):
         source="broadcasting written for one sequence (numpy docs, 'Broadcasting': a[:, None] + b[None, :]); with a "
                "batch axis in front, `:` and None land on the wrong axes"),
 ]
+
+# ---------------------------------------------------------------- issue 24: properties the 2026-12-04 held-out set lacked
+# Written anew (another form than the held-out answer) so that the check is proven on the property.
+VARIANTS += [
+    Variant("scaled_dot_scores_one_sequence_einsum", A, "scaled_dot_scores", {"scaled_dot_scores": '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = Q @ W_q, K @ W_k
+    return np.einsum("ih,jh->ij", q, k) / math.sqrt(W_q.shape[1])   # subscripts for one (n, h) matrix
+'''}, misconception="scaled_dot_scores.fixed_axes",
+        source="einsum subscripts without '...' accept exactly as many axes as they name (numpy docs, numpy.einsum, "
+               "'broadcasting ... with ellipsis'); ndarray.T reverses every axis of a stack the same way"),
+    Variant("additive_scores_one_sequence", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    a = np.expand_dims(Q @ W_q, 1)        # (n_q, 1, h): axis 1 is "the key axis" of one sequence
+    c = np.expand_dims(K @ W_k, 0)        # (1, n_k, h)
+    return np.tanh(a + c) @ v
+'''}, misconception="additive_scores.fixed_axes",
+        source="new axes placed by position (1 and 0) fit one (n, d) matrix only; with batch axes in front they "
+               "land among the batch axes (numpy docs, numpy.expand_dims: negative axes count from the end)"),
+    Variant("scaled_dot_scores_keys_first", A, "scaled_dot_scores", {"scaled_dot_scores": '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = Q @ W_q, K @ W_k
+    return np.einsum("...jh,...ih->...ji", k, q) / math.sqrt(q.shape[-1])   # keys as rows
+'''}, misconception="scaled_dot_scores.keys_by_queries",
+        source="the table of scores is indexed (query, key) (Vaswani et al. 2017, §3.2.1: Q K^T); written key-first "
+               "it holds the same numbers, transposed"),
+    Variant("bilinear_scores_key_rows", A, "bilinear_scores", {"bilinear_scores": '''
+def bilinear_scores(Q, K, W):
+    return K @ (Q @ W).swapaxes(-1, -2)      # (n_k, n_q): one row per key
+'''}, misconception="bilinear_scores.keys_by_queries",
+        source="Luong et al. 2015, §3.1: score(h_t, h_s) for decoder step t (a row) and source position s (a column)"),
+    Variant("score_costs_work_first", A, "score_costs", {"score_costs": '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return n * d * d + n * n * d, d * d           # (multiply-adds, parameters)
+    params = 2 * d * h + (h if kind == "additive" else 0)
+    return 2 * n * d * h + n * n * h, params
+'''}, misconception="score_costs.swapped_pair",
+        source="the task asks for (parameters, multiply_adds); cost tables often list compute before size"),
+    Variant("bilinear_scores_dot_T", A, "bilinear_scores", {"bilinear_scores": '''
+def bilinear_scores(Q, K, W):
+    return np.dot(Q @ W, K.T)      # K.T: the keys as columns, for one sequence
+'''}, misconception="bilinear_scores.fixed_axes",
+        source="ndarray.T reverses every axis (numpy docs, numpy.ndarray.T), so on a stack of sequences the batch "
+               "axes move too; flrngel/Self-Attentive-tensorflow issue #3"),
+]

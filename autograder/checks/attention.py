@@ -9,7 +9,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import expect, signature
-from .core import CheckFailed
+from .core import Call, CheckFailed
 
 
 def large_scores_qkv(rng, n_q, n_k, d_k, d_v, *, offset, gaps=None, dtype=np.float64):
@@ -150,6 +150,37 @@ def shifted_softmax_candidates(scores, mask=None):
                      "underflowed to 0 before you masked and renormalised. Mask the scores (-inf) before the softmax.")
 
 
+def effective_divisor(raw, weights, mask=None, tol=(1e-7, 1e-10)):
+    """The number ``c`` such that ``weights`` are the softmax of ``raw / c`` (masked as ``mask`` says), or None.
+
+    Within a row, log(weights) is raw / c up to a constant, so ``1 / c`` is the slope of log(weights) against
+    the raw scores (least squares over every row, each centred). The fit counts only when the softmax of
+    ``raw / c`` gives the weights back within ``tol``: a wrong divisor of any kind (sqrt(d_model), 2 sqrt(d_k),
+    d_k / 2, ...) shows as itself, and anything else (weights that do not sum to 1, another axis) fits nothing.
+    """
+    raw, weights = np.asarray(raw, dtype=np.float64), np.asarray(weights, dtype=np.float64)
+    if raw.shape != weights.shape or not np.isfinite(weights).all():
+        return None
+    keep = weights > 0
+    if mask is not None:
+        keep &= np.broadcast_to(np.isfinite(ref.apply_mask(np.zeros(raw.shape), mask)), raw.shape)
+    with np.errstate(all="ignore"):
+        logw = np.where(keep, np.log(np.where(keep, weights, 1.0)), 0.0)
+        count = keep.sum(axis=-1, keepdims=True)
+        centred_x = np.where(keep, raw - np.where(keep, raw, 0).sum(axis=-1, keepdims=True) / np.maximum(count, 1), 0)
+        centred_y = np.where(keep, logw - logw.sum(axis=-1, keepdims=True) / np.maximum(count, 1), 0)
+        spread = (centred_x ** 2).sum()
+        if not spread > 0:
+            return None
+        slope = (centred_x * centred_y).sum() / spread
+        if not np.isfinite(slope) or slope == 0:
+            return None
+        scores = raw * slope
+        predicted = ref.softmax(scores if mask is None else ref.apply_mask(scores, mask))
+        predicted = np.nan_to_num(predicted, nan=0.0)
+    return 1 / slope if expect.allclose(predicted, weights, *tol) else None
+
+
 def _nan_cause(Q, K, mask) -> str:
     """Why a softmax of these scores could give NaN: overflow (exp of a large score is inf, inf/inf) or
     underflow (every exp of a row is 0 when all its scores are very negative, 0/0)."""
@@ -198,16 +229,27 @@ def judge_attention(call, outcome, *, mask=None, what=""):
         raise CheckFailed("you returned (weights, output): return the output first, then the weights.",
                           "attention.swapped_return")
     expect.shape(out, batch + (n_q, d_v), f"your output{what}", " = (..., n_q, d_v)")
-    expect.shape(weights, batch + (n_q, n_k), f"your weights{what}", " = (..., n_q, n_k)")
     ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
     dtype = np.result_type(Q, K, V)
     rtol, atol = expect.tolerances(dtype)
+    if weights.shape == np.swapaxes(ref_w, -1, -2).shape and expect.allclose(out, ref_out, rtol, atol) \
+            and expect.allclose(weights, np.swapaxes(ref_w, -1, -2), rtol, atol) and not expect.allclose(weights, ref_w, rtol, atol):
+        raise CheckFailed(f"your output{what} is right but the weights you return are transposed, one row per key: "
+                          "return them as the output used them, one row per query (..., n_q, n_k).",
+                          "attention.weights_transposed")
+    expect.shape(weights, batch + (n_q, n_k), f"your weights{what}", " = (..., n_q, n_k)")
     if not (expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol)):
         with np.errstate(all="ignore"):
             matching = [(misconception, message) for _, c_w, misconception, message in sdpa_candidates(Q, K, V, mask)
                         if expect.allclose(weights, c_w, rtol, atol)]
         if len({m for m, _ in matching}) == 1:  # two mistakes that give these weights: the input names neither
             raise CheckFailed(matching[0][1], matching[0][0])
+        divisor = effective_divisor(Q @ np.swapaxes(K, -1, -2), weights, mask, (rtol, atol)) if not matching else None
+        if divisor is not None and expect.allclose(out, weights @ V, rtol, atol) \
+                and not math.isclose(divisor, math.sqrt(Q.shape[-1]), rel_tol=1e-5):
+            raise CheckFailed(f"your weights{what} are the softmax of the raw scores Q K^T divided by {divisor:.4g} "
+                              f"at d_k = {Q.shape[-1]}: the divisor is sqrt(d_k), the square root of the key width.",
+                              "scale.wrong_divisor")
         if np.isnan(weights).any() or np.isnan(out).any():
             raise CheckFailed(f"your weights or output{what} contain NaN: {_nan_cause(Q, K, mask)}", "nan")
     expect.close(weights, ref_w, f"your weights{what}", dtype=dtype,
@@ -216,3 +258,70 @@ def judge_attention(call, outcome, *, mask=None, what=""):
                  generic="does not match the weights times V (your weights are right: check the last step).")
 
 
+
+
+#: The divisor of the scores that each scale mistake uses, from (d_k, n_k, d_v): a check names one only when the
+#: answer's divisor (:func:`effective_divisor`) follows it at every input, probes included.
+SCALE_RULES = {
+    "scale.none": lambda d_k, n_k, d_v: 1.0,
+    "scale.by_d_k": lambda d_k, n_k, d_v: float(d_k),
+    "scale.by_n_k": lambda d_k, n_k, d_v: math.sqrt(n_k),
+    "scale.by_d_v": lambda d_k, n_k, d_v: math.sqrt(d_v),
+}
+
+
+def scale_probe(rng):
+    """Inputs with a key width of their own (d_k = 9, n_k = 4, d_v = 5): never graded, they tell the divisors
+    apart where a check's one input does not (at d_k = 4, 2 sqrt(d_k) is d_k; at d_k = 2, sqrt(2 d_k) is)."""
+    return Call("scaled_dot_product_attention", (rng.standard_normal((3, 9)), rng.standard_normal((4, 9)),
+                                                 rng.standard_normal((4, 5))))
+
+
+def judge_attentions(calls, outcomes, graded, judge=None):
+    """:func:`judge_attention` on the ``graded`` calls (:func:`.expect.each`), or ``judge(calls, outcomes)`` where
+    the check judges them its own way (a batched check with its first-sequence probes). A divisor mistake is named
+    only when the answer's divisor follows its rule at every call, the probes after the graded ones included; a
+    divisor that follows none is said as it is (``scale.wrong_divisor``), and one that cannot be read names
+    nothing."""
+    try:
+        if judge is None:
+            expect.each(calls[:graded], outcomes[:graded], judge_attention)
+        else:
+            judge(calls, outcomes)
+    except CheckFailed as failure:
+        if failure.misconception not in (*SCALE_RULES, "scale.wrong_divisor"):
+            raise
+        divisors = [_divisor(call, outcome) for call, outcome in zip(calls, outcomes)]
+        if None in divisors:
+            raise CheckFailed("your weights do not match softmax(Q K^T / sqrt(d_k)) along the key axis, and on "
+                              "inputs with another key width they are not the softmax of the scores divided by one "
+                              "number either: check the divisor and the softmax.", "wrong_values") from None
+        sizes = [(call.args[0].shape[-1], call.args[1].shape[-2], call.args[2].shape[-1]) for call in calls]
+        fitting = [m for m, rule in SCALE_RULES.items()
+                   if all(math.isclose(c, rule(*size), rel_tol=1e-5) for c, size in zip(divisors, sizes))]
+        if fitting == [failure.misconception]:
+            raise
+        if len(fitting) == 1:
+            message = next(message for *_, m, message in sdpa_candidates(*calls[0].args[:3]) if m == fitting[0])
+            raise CheckFailed(message, fitting[0]) from None
+        told = "; ".join(f"{c:.4g} at d_k = {d_k}" for c, (d_k, _, _) in zip(divisors, sizes)
+                         if not math.isclose(c, math.sqrt(d_k), rel_tol=1e-5))
+        raise CheckFailed(f"your weights are the softmax of the raw scores Q K^T divided by {told}: the divisor is "
+                          "sqrt(d_k), the square root of the key width.", "scale.wrong_divisor") from None
+
+
+def _divisor(call, outcome):
+    """The number the answer divides the raw scores by at ``call`` (sqrt(d_k) when it is right), or None."""
+    Q, K, V = call.args[:3]
+    mask = call.kwargs.get("mask")
+    try:
+        out, weights = expect.pair(outcome, call)
+    except CheckFailed:
+        return None
+    dtype = np.result_type(Q, K, V)
+    rtol, atol = expect.tolerances(dtype)
+    ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    if expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol):
+        return math.sqrt(Q.shape[-1])
+    divisor = effective_divisor(Q @ np.swapaxes(K, -1, -2), weights, mask, (rtol, atol))
+    return divisor if divisor is not None and expect.allclose(out, weights @ V, rtol, atol) else None

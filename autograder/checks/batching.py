@@ -5,43 +5,59 @@ every leading batch axis of its batched arguments taken at index 0, one sequence
 never graded (the notebook's unbatched checks grade that case); they are read only when a batched call
 fails. An answer that is right on every probe and raises on the batched calls was written for one fixed
 number of axes (einsum subscripts without ``...``, a transpose or an unpacking of fixed axes): that is the
-property the student can act on, and it names the task's ``fixed_axes``. A mistake named from a batched
-call's error alone is checked against its probe the same way: one that would raise on one sequence too is
-not the answer's when the answer is right there.
+property the student can act on, and it names the task's ``fixed_axes``. So does an answer right on inputs
+with one number of batch axes and raising on those with another (a transpose with the axis order
+``(0, 2, 1)`` spelled out works with exactly one batch axis). A mistake named from a batched call's error
+alone is checked against its probe the same way: one that would raise on one sequence too is not the
+answer's when the answer is right there.
 """
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
+import numpy as np
+
 from . import expect
 from .core import GENERIC_MISCONCEPTIONS, Call, CheckFailed, Outcome
 
+#: What to do about a fixed number of axes, in the words of any task (no task's answer in it).
+ADVICE = ("Count the axes from the end (-1, -2, ...) and swap only the last two, never with `.T` or a spelled-out "
+          "axis order; in einsum, `...` stands for any leading axes, so that they pass through.")
+
 #: The message of a task's ``fixed_axes`` misconception (the verdict's own failure follows in brackets).
 FIXED_AXES = ("your answer is right on one sequence but not with batch axes in front: it is written for a fixed "
-              "number of axes. Count the axes from the end (-1, -2, ...), or use `...` in einsum and `@`, so that any "
-              "leading axes pass through")
+              "number of axes. " + ADVICE)
 
-Core = int | Sequence  # one argument's trailing axes, or one entry per positional argument (None: not sliced)
+Core = int | Sequence  # trailing axes of one sequence of every array argument, or one entry per argument
 
 
 def _cores(call: Call, core: Core) -> list:
-    return [core] + [None] * (len(call.args) - 1) if isinstance(core, int) else list(core)
+    """One entry per positional argument: its trailing axes of one sequence, or None (not sliced)."""
+    if isinstance(core, int):
+        return [core if isinstance(arg, np.ndarray) else None for arg in call.args]
+    return list(core) + [None] * (len(call.args) - len(core))
+
+
+def _lead(arg, core: int | None) -> int:
+    return arg.ndim - core if core is not None and isinstance(arg, np.ndarray) and arg.ndim > core else 0
+
+
+def batch_axes(call: Call, core: Core) -> int:
+    """How many leading batch axes ``call``'s batched arguments have (0 for one sequence)."""
+    return max((_lead(arg, c) for arg, c in zip(call.args, _cores(call, core))), default=0)
 
 
 def first_sequence(call: Call, core: Core) -> Call | None:
     """``call`` with its batched arguments' leading axes taken at index 0 (None when none has any).
 
-    ``core``: how many trailing axes one sequence of the first argument has; or one entry per positional
-    argument (None for one left as it is: a weight matrix shared by the batch). The arguments sliced share
-    their leading axes (the course's shapes), so entry 0 of each is one sequence's."""
-    cores = _cores(call, core)
-    leads = [arg.ndim - c for arg, c in zip(call.args, cores) if c is not None]
-    lead = max(leads, default=0)
-    if lead <= 0:
+    ``core``: how many trailing axes one sequence has, for every array argument (one of ``core`` axes or
+    fewer, a map shared by the batch, is left as it is); or one entry per positional argument (None for one
+    left as it is). The arguments sliced share their leading axes (the course's shapes), so entry 0 of each
+    is one sequence's."""
+    if not batch_axes(call, core):
         return None
-    args = tuple(arg[(0,) * (arg.ndim - c)].copy() if c is not None and arg.ndim > c else arg
-                 for arg, c in zip(call.args, cores + [None] * len(call.args)))
-    return Call(call.name, args, dict(call.kwargs))
+    return Call(call.name, tuple(arg[(0,) * _lead(arg, c)].copy() if _lead(arg, c) else arg
+                                 for arg, c in zip(call.args, _cores(call, core))), dict(call.kwargs))
 
 
 def with_first_sequences(calls: Sequence[Call], core: Core) -> list[Call]:
@@ -97,4 +113,16 @@ def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome
     first = failed[min(failed)]
     if all(index in probe_of and alone(index) and f.misconception in failures for index, f in failed.items()):
         raise CheckFailed(f"{message} ({first.message})", misconception)
+    # right with one number of batch axes, raising with every other one it met: a fixed number of axes too
+    right_at = {batch_axes(call, core) for i, call in enumerate(calls[:graded]) if i not in failed}
+    right_at |= {0 for index in probe_of if alone(index)}
+    raised_alone = any(not alone(index) and probe_of[index][1].error is not None for index in probe_of)
+    failed_at = {batch_axes(calls[i], core) for i in failed} | ({0} if raised_alone else set())
+    if right_at and not right_at & failed_at and all(f.misconception == "raises" for f in failed.values()):
+        def axes(counts):
+            return " or ".join(str(c) for c in sorted(counts)) + (" batch axis" if counts == {1} else " batch axes")
+        raise CheckFailed(f"your answer is right on inputs with {axes(right_at)} in front and raises on those "
+                          f"with {axes(failed_at)}: it is written for a fixed number of axes. {ADVICE} "
+                          f"({first.message})", misconception)
     raise first
+

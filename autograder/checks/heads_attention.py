@@ -146,11 +146,43 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
         yield from _mha_candidates(args, mask, which)
 
     # Weights first: a wrong divisor or map shows there before it is blurred by W_o.
-    for got, reference, which, label in ((weights, ref_w, 1, "weights"), (out, ref_out, 0, "output")):
-        expect.close(got, reference, f"{what}'s {label}", dtype=dtype,
-                     diagnoses=_diagnoses(which), own=_own(which),
-                     generic="does not match multi-head attention: project with W_q, W_k, W_v, split into heads, "
-                             "attend per head (divisor sqrt(d_k) of the head), merge, project with W_o.")
+    try:
+        expect.close(weights, ref_w, f"{what}'s weights", dtype=dtype, diagnoses=_diagnoses(1), own=_own(1))
+    except CheckFailed as failure:
+        if failure.misconception != "wrong_values":
+            raise
+        # said only now: the property is worked out for a wrong answer, never for a right one
+        raise CheckFailed(f"{what}'s weights {_weights_property(weights, ref_w, mask, dtype)}", "wrong_values") from None
+    expect.close(out, ref_out, f"{what}'s output", dtype=dtype, diagnoses=_diagnoses(0), own=_own(0),
+                 generic="does not match multi-head attention, although the weights do: the step after attention is "
+                         "off (merge the heads back in order, then project with W_o).")
+
+
+def _weights_property(weights, ref_w, mask, dtype) -> str:
+    """Which property of multi-head attention's weights fails, in words (no catalogued mistake fits them)."""
+    rtol, atol = expect.tolerances(dtype)
+    with np.errstate(all="ignore"):
+        live = ref_w.sum(axis=-1) > 0.5  # rows with an allowed key (a fully masked row is all zeros)
+        sums = weights.sum(axis=-1)
+        if not np.allclose(sums[live], 1.0, rtol=1e-5, atol=1e-6):
+            return "do not sum to 1 over the keys in every row of every head: each query's weights are a softmax " \
+                   "over its keys (axis -1)."
+        if mask is not None and np.asarray(mask).dtype == bool and np.ndim(mask) >= 2:
+            hidden = np.broadcast_to(~np.expand_dims(np.asarray(mask), -3), ref_w.shape)
+            if (np.abs(weights[hidden]) > atol).any():
+                return ("give weight to keys hidden from the query (by the mask, or by causal=True; True means *may "
+                        "attend*): every head must apply the mask.")
+            if ((np.abs(weights) <= atol) & ~hidden & (ref_w > atol)).any():
+                return "are 0 for keys the mask allows: a query may read every key where the mask is True."
+        heads = weights.shape[-3]
+        moved = [next((j for j in range(heads) if expect.allclose(weights[..., i, :, :], ref_w[..., j, :, :], rtol, atol)),
+                      None) for i in range(heads)]
+        if None not in moved and moved != list(range(heads)):
+            return "hold the right tables, in another order of the heads: head h is columns h*d to (h+1)*d of the " \
+                   "projections."
+    return "are positive, sum to 1 per row and respect the mask, but differ from multi-head attention's: check the " \
+           "maps (queries from X_q with W_q, keys from X_kv with W_k), the split into heads and the divisor sqrt(d_k) " \
+           "of a head."
 
 
 def _mha_args(rng, batch, n_q, n_k, d_model, h, d_k, d_v, d_out, dtype=np.float64, self_attn=False):

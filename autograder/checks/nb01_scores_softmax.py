@@ -1,6 +1,8 @@
 """Checks of 01_scores_softmax: dot_product, attention_scores, softmax, weighted_average."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import attention_ref as ref
@@ -19,12 +21,14 @@ MISCONCEPTIONS = {
     "attention_scores.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "attention_scores.scaled": "divides the raw scores by sqrt(d_k), a step of the attention (notebook 02), not of the scores",
     "weighted_average.transposed_weights": "uses the weights' columns (weights^T @ V)",
+    "weighted_average.sums_over_width": "adds the weighted products over the value width instead of over the keys",
     "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
     "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "weighted_average.batched_transpose": "`.T` on batched weights or values reverses the batch axes too",
     "weighted_average.fixed_axes": "written for one (n_q, n_k) table: right on one sequence, fails with batch axes in front",
-    "attention_scores.fixed_axes": "written for one (n, d_k) matrix: right on one sequence, fails with batch axes in front",
+    "attention_scores.fixed_axes": "written for a fixed number of axes (one (n, d_k) matrix, or a spelled-out transpose "
+                                   "order): right on one sequence or one number of batch axes, fails with another",
     "softmax.wrong_axis": "softmax normalised along the wrong axis",
     "dot_product.product_of_sums": "multiplies the sums of q and k instead of adding the products of matching entries",
     "dot_product.adds_entries": "adds matching entries instead of multiplying them",
@@ -36,6 +40,7 @@ MISCONCEPTIONS = {
     "dot_product.distance": "returns a distance between q and k, which is small for a good match, not the dot product",
     "softmax.global_normalisation": "softmax normalised over the whole array instead of each row",
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
+    "softmax.flattens_scores": "makes large scores equal before the exp (clipping them): keys of different scores get the same weight",
     "softmax.global_max": "subtracts the global max instead of each row's max",
     "softmax.missing_keepdims": "row max/sum without keepdims broadcast along the wrong axis",
     "softmax.no_exp": "normalises the raw scores without exponentiating",
@@ -185,9 +190,49 @@ def _judge_softmax(call, outcome, what="your weights"):
     axis = call.kwargs.get("axis", -1)
     weights = expect.array(outcome, call, what)
     expect.shape(weights, x.shape, what, " (the same shape as the scores)")
-    expect.close(weights, ref.softmax(x, axis=axis), what, dtype=x.dtype,
-                 diagnoses=_softmax_candidates(x, axis),
-                 generic="do not match softmax: exponentiate each score, then divide by the total of its row.")
+    try:
+        expect.close(weights, ref.softmax(x, axis=axis), what, dtype=x.dtype,
+                     diagnoses=_softmax_candidates(x, axis),
+                     generic="do not match softmax: exponentiate each score, then divide by the total of its row.")
+    except CheckFailed as failure:
+        if failure.misconception == "wrong_values":
+            _normaliser(weights, x, axis, what)
+            _flattened(weights, x, axis, what)
+        raise
+
+
+def _flattened(weights, x, axis, what):
+    """Fail saying so when two keys of a row whose scores differ got exactly the same weight, where the softmax
+    tells them apart by more than 1 %: large scores were made equal (clipped, saturated) before the exp."""
+    right = ref.softmax(x, axis=axis)
+    w, s, r = (np.moveaxis(np.asarray(a, dtype=np.float64), axis, -1) for a in (weights, x, right))
+    if not np.isfinite(w).all() or w.shape != s.shape:
+        return
+    for row_w, row_s, row_r in zip(w.reshape(-1, w.shape[-1]), s.reshape(-1, s.shape[-1]), r.reshape(-1, r.shape[-1])):
+        for j in range(row_w.size):
+            for k in range(j + 1, row_w.size):
+                if row_w[j] == row_w[k] > 0 and row_s[j] != row_s[k] and max(row_r[j], row_r[k]) > 1e-6 \
+                        and max(row_r[j], row_r[k]) > 1.01 * min(row_r[j], row_r[k]):
+                    raise CheckFailed(f"{what} give two keys of one row exactly the same weight although their scores "
+                                      f"differ ({row_s[j]:.6g} and {row_s[k]:.6g}): large scores were made equal "
+                                      "before the exp (clipped, say), which changes every weight of the row. "
+                                      "Subtracting the row's maximum keeps exp in range without changing any weight.",
+                                      "softmax.flattens_scores")
+
+
+def _normaliser(weights, x, axis, what):
+    """Fail saying so when each row of ``weights`` is in the right proportions and only its total is off."""
+    rtol, atol = expect.tolerances(x.dtype)
+    with np.errstate(all="ignore"):
+        totals = weights.sum(axis=axis, keepdims=True)
+        if not (np.isfinite(weights).all() and (totals > 0).all()
+                and expect.allclose(weights / totals, ref.softmax(x, axis=axis), rtol, atol)):
+            return
+    if x.ndim > 1 and math.isclose(float(weights.sum()), 1.0, rel_tol=1e-6):
+        raise CheckFailed(f"{what} are in the right proportions within each row, but they sum to 1 over the whole "
+                          "array, not per row: divide each row by its own total.", "softmax.global_normalisation")
+    raise CheckFailed(f"{what} are in the right proportions within each row, but a row does not sum to 1: divide "
+                      "each exponential by the total of its own row.", "wrong_values")
 
 
 @checks.add("softmax", "seed_example", "scores (2, 1, 0) give weights (0.665, 0.245, 0.090)",
@@ -210,6 +255,7 @@ def _(calls, outcomes):
                     if expect.allclose(weights, candidate, 1e-6, 1e-9)}
         if len({m for m, _ in matching}) == 1:
             raise CheckFailed(*min(matching)[::-1])
+        _normaliser(weights, x, -1, "your weights")
         raise CheckFailed("the weights of a row do not sum to 1: divide each exponential by the total of its row.",
                           "wrong_values")
 
@@ -361,11 +407,19 @@ def _judge_averages(calls, outcomes, graded=None):
     batching.judge_with_first_sequences(calls, outcomes, graded, (2, 2), _judge_average, "weighted_average.fixed_axes")
 
 
+SUMMED_WIDTH = ("you added the products weight x value entry over the entries of each value (the last axis of V) "
+                "instead of over the keys: each query's output is a whole value vector, d_v numbers, mixed from the "
+                "values of every key.")
+
+
 def _judge_average(call, outcome, what="your output"):
     weights, V = call.args
     batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
     n_q, n_k, d_v = weights.shape[-2], weights.shape[-1], V.shape[-1]
     out = expect.array(outcome, call, what)
+    summed_width = weights * V.sum(axis=-1)[..., None, :]  # every weight times its value's total: one per key
+    if out.shape == summed_width.shape and n_k != d_v and expect.allclose(out, summed_width, *expect.tolerances(out.dtype)):
+        raise CheckFailed(f"{what} has shape {out.shape}, one number per key: {SUMMED_WIDTH}", "weighted_average.sums_over_width")
     expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
         (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul)."),
@@ -378,6 +432,8 @@ def _judge_average(call, outcome, what="your output"):
                   "so the weighted sum *is* the average."),
                  (np.broadcast_to(V.mean(axis=-2, keepdims=True), batch + (n_q, d_v)), "weighted_average.unweighted_mean",
                   "your output is the plain mean of the values: multiply each value by its weight before adding.")]
+    if n_k == d_v:
+        diagnoses.append((summed_width, "weighted_average.sums_over_width", f"{what} sums the wrong axis: {SUMMED_WIDTH}"))
     if n_q == n_k:
         diagnoses.append((np.swapaxes(weights, -1, -2) @ V, "weighted_average.transposed_weights",
                           "you used the columns of the weights: row i of the weights belongs to query i."))

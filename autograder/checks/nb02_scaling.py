@@ -8,7 +8,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import batching, expect, forms, items, signature
-from .attention import judge_attention, large_scores_qkv, underflow_probe
+from .attention import judge_attention, judge_attentions, large_scores_qkv, scale_probe, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "02_scaling"
@@ -27,6 +27,7 @@ MISCONCEPTIONS = {
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
     "scale.multiplies": "multiplies by sqrt(d_k) instead of dividing",
     "scale.by_n_k": "divides by sqrt of the number of keys instead of sqrt(d_k)",
+    "scale.wrong_divisor": "divides the scores by another number than sqrt(d_k) (none of the usual mistakes)",
     "scale.by_d_v": "divides by sqrt of the value width d_v instead of sqrt(d_k)",
     "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
     "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
@@ -44,6 +45,7 @@ MISCONCEPTIONS = {
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention.fixed_axes": "written for one (n, d) matrix per input: right on one sequence, fails with batch axes in front",
     "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
+    "attention.weights_transposed": "right output, but returns the weights transposed (one row per key)",
     "attention.no_softmax": "uses the scaled scores as the weights, without the softmax",
     "attention.scaled_after_softmax": "divides the weights by sqrt(d_k) after the softmax instead of the scores before it",
     "attention.width_from_wrong_axis": "reads d_k from another axis than the last (right for 2-D inputs only): the "
@@ -194,20 +196,63 @@ def _judge_scale(call, outcome):
     got = expect.array(outcome, call, "your scaled scores")
     expect.shape(got, scores.shape, "your scaled scores", " (the shape of the scores)")
     expect.close(got, ref.scale_scores(scores, d_k), "your scaled scores", dtype=scores.dtype,
-                 diagnoses=_scale_diagnoses(scores, d_k), generic="do not equal scores / sqrt(d_k).")
+                 generic="do not equal scores / sqrt(d_k).")
+
+
+def _judge_scales(calls, outcomes, graded):
+    """The ``graded`` calls; a divisor mistake is named only when the answer is that mistake's on every call,
+    the probes after them included: one input may not tell two divisors apart (sqrt(d_k + 1) is sqrt(n_k) on
+    the seed's three scores with d_k = 2), the inputs of a check together do."""
+    try:
+        expect.each(calls[:graded], outcomes[:graded], _judge_scale)
+    except CheckFailed as failure:
+        if failure.misconception == "wrong_values":
+            per_call = [_scale_diagnoses(*call.args) for call in calls]
+            found = signature.identify(outcomes, [(m, message, [diagnoses[i][0] for diagnoses in per_call])
+                                                  for i, (_, m, message) in enumerate(per_call[0])])
+            if found is not None:
+                raise CheckFailed(found[1], found[0]) from None
+            _constant_divisor(calls[:graded], outcomes[:graded])
+        raise
+
+
+def _constant_divisor(calls, outcomes):
+    """Fail naming the divisor when the answer is the scores divided by one number at every input, not sqrt(d_k)."""
+    told = []
+    for call, outcome in zip(calls, outcomes):
+        scores, d_k = call.args
+        try:
+            got = np.asarray(outcome.value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return
+        nonzero = np.abs(scores) > 1e-6
+        if got.shape != scores.shape or not nonzero.any() or not np.isfinite(got).all():
+            return
+        ratio = float(np.median(scores[nonzero] / got[nonzero])) if (got[nonzero] != 0).all() else None
+        if ratio is None or not expect.allclose(got, scores / ratio, *expect.tolerances(scores.dtype)):
+            return
+        if not math.isclose(ratio, math.sqrt(d_k), rel_tol=1e-6):
+            told.append(f"divided by {ratio:.4g} at d_k = {d_k} (sqrt(d_k) = {math.sqrt(d_k):.4g})")
+    if told:
+        raise CheckFailed(f"your scores are {'; '.join(told)}: the divisor is sqrt(d_k).", "scale.wrong_divisor")
+
+
+#: Scores of the seed's shape with a key width of their own (d_k = 5 against 3 keys): never graded, it tells the
+#: divisors apart where the seed's d_k = 2 does not.
+SCALE_PROBE = Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 5))
 
 
 @checks.add("scale_scores", "seed_example", "raw scores (2, 1, 0) with d_k = 2 become (1.414, 0.707, 0)",
-            calls=lambda rng: [Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 2))])
+            calls=lambda rng: [Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 2)), SCALE_PROBE])
 def _(calls, outcomes):
-    _judge_scale(calls[0], outcomes[0])
+    _judge_scales(calls, outcomes, 1)
 
 
 @checks.add("scale_scores", "matches_reference", "batched, non-square scores with d_k different from n_k; float32",
             calls=lambda rng: [Call("scale_scores", (rng.standard_normal((2, 3, 5)) * 8, 16)),
                                Call("scale_scores", (rng.standard_normal((4, 7)).astype(np.float32) * 8, 64))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_scale)
+    _judge_scales(calls, outcomes, 2)
 
 
 @checks.add("scale_scores", "input_unmodified", "leaves the scores unchanged",
@@ -406,17 +451,17 @@ def _(calls, outcomes):
 # ---------------------------------------------------------------- scaled_dot_product_attention (no mask)
 @checks.add("scaled_dot_product_attention", "seed_example",
             "the seed's example: weights ≈ (0.455, 0.225, 0.320), output ≈ (6.15, 3.85)",
-            calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V))])
+            calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V)), scale_probe(rng)])
 def _(calls, outcomes):
-    judge_attention(calls[0], outcomes[0])
+    judge_attentions(calls, outcomes, 1)
 
 
 @checks.add("scaled_dot_product_attention", "non_square", "n_q, n_k, d_k and d_v all different",
             calls=lambda rng: [Call("scaled_dot_product_attention",
                                     (rng.standard_normal((3, 4)) * 2, rng.standard_normal((5, 4)) * 2,
-                                     rng.standard_normal((5, 6))))])
+                                     rng.standard_normal((5, 6)))), scale_probe(rng)])
 def _(calls, outcomes):
-    judge_attention(calls[0], outcomes[0])
+    judge_attentions(calls, outcomes, 1)
 
 
 @checks.add("scaled_dot_product_attention", "batched", "leading axes (2 sequences, 3 heads) and float32 inputs",
@@ -428,8 +473,9 @@ def _(calls, outcomes):
                      tuple(rng.standard_normal(s).astype(np.float32) * 2 for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))],
                 (2, 2, 2)))
 def _(calls, outcomes):
-    batching.judge_with_first_sequences(calls, outcomes, 2, (2, 2, 2), judge_attention, "attention.fixed_axes",
-                                        batched_mistakes=frozenset({"attention.batched_transpose"}))
+    judge_attentions(calls, outcomes, 2, lambda calls, outcomes: batching.judge_with_first_sequences(
+        calls, outcomes, 2, (2, 2, 2), judge_attention, "attention.fixed_axes",
+        batched_mistakes=frozenset({"attention.batched_transpose"})))
 
 
 @checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
@@ -437,7 +483,7 @@ def _(calls, outcomes):
                                Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0)),
                                Call("scaled_dot_product_attention", underflow_probe(rng))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, judge_attention)
+    judge_attentions(calls, outcomes, 3)
 
 
 @checks.add("scaled_dot_product_attention", "inputs_unmodified", "leaves Q, K and V unchanged",

@@ -20,6 +20,8 @@ MISCONCEPTIONS = {
     "attention_param_count.no_output_projection": "leaves out the output projection W_o",
     "attention_param_count.ignores_flag": "ignores output_projection=False",
     "attention_param_count.widths_swapped": "uses d_v for the query/key maps and d_k for the value map",
+    "attention_param_count.square_maps": "counts every map as d_model x d_model, ignoring the per-head widths",
+    "attention_param_count.square_output_map": "counts W_o as d_model x d_model instead of (heads * d_v) x d_model",
     "attention_param_count.three_equal_maps": "counts three maps of width d_k, although the value map has width d_v",
     "split_heads.reshape_without_transpose": "reshapes straight to (heads, n, d) without moving the head axis (mixes positions)",
     "split_heads.no_transpose": "reshapes to (n, heads, d) and never moves the head axis in front",
@@ -112,48 +114,64 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
         three = 3 * d_model * num_heads * d_k + (wo if output_projection else 0)
         yield three, "attention_param_count.three_equal_maps", \
             "your count gives the value map the width d_k; it has d_v columns per head (3 x d_model x d_k holds only when the widths agree)."
+    yield 3 * d_model ** 2 + (d_model ** 2 if output_projection else 0), "attention_param_count.square_maps", \
+        "your count treats every map as d_model x d_model: each of W_q, W_k, W_v has one column per head and per " \
+        "entry of that head (heads x d_k or heads x d_v columns), which is d_model only when the widths are the defaults."
+    if output_projection:
+        yield right - wo + d_model ** 2, "attention_param_count.square_output_map", \
+            "your count takes W_o as d_model x d_model: W_o maps the merged heads, heads x d_v entries wide, back to " \
+            "d_model, so it has heads x d_v rows."
 
 
-def _judge_count(call, outcome):
-    got = expect.number(outcome, call, "your count")
-    kwargs = dict(call.kwargs)
-    right = ref.attention_param_count(*call.args, **kwargs)
+def _judge_counts(calls, outcomes):
+    """Every input of a count check. A mistake is named when its count is the answer at every input (where it is
+    not yielded, the mistake gives the right count): one input may give two mistakes' counts (at d_model = 128 a
+    count with the widths swapped is the one with a square W_o), the inputs of a check together do not."""
+    got, right, counts, messages = [], [], [], {}
+    for call, outcome in zip(calls, outcomes):
+        got.append(expect.number(outcome, call, "your count"))
+        right.append(ref.attention_param_count(*call.args, **call.kwargs))
+        at = {}
+        for candidate, misconception, message in _count_candidates(*call.args, **call.kwargs):
+            at.setdefault(misconception, set()).add(candidate)
+            messages.setdefault(misconception, message)
+        counts.append(at)
     # A count is an integer (below 2**53, so exact as a float too): compared exactly, no tolerance.
-    if got == right:
+    off = [i for i in range(len(calls)) if got[i] != right[i]]
+    if not off:
         return
-    matching = [(misconception, message) for candidate, misconception, message in _count_candidates(*call.args, **kwargs)
-                if got == candidate]
-    if len({m for m, _ in matching}) == 1:  # two mistakes that give this count: the input names neither
-        raise CheckFailed(matching[0][1], matching[0][0])
-    raise CheckFailed(f"`{call.describe()}` is off: count the entries of W_q, W_k, W_v "
+    found = signature.exact(got, right, counts)
+    if found is not None:
+        raise CheckFailed(messages[found], found)
+    raise CheckFailed(f"`{calls[off[0]].describe()}` is off: count the entries of W_q, W_k, W_v "
                       f"(d_model rows each) and of W_o.", "wrong_values")
 
 
 @checks.add("attention_param_count", "seed_example", "the seeds' layer: width 512, 8 heads of 64, and one head of 512",
             calls=lambda rng: [Call("attention_param_count", (512, 8)), Call("attention_param_count", (512, 1))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_count)
+    _judge_counts(calls, outcomes)
 
 
 @checks.add("attention_param_count", "heads_fixed_width", "the count does not change with the heads at a fixed total width",
             calls=lambda rng: [Call("attention_param_count", (d, h)) for d in (96, int(rng.choice([120, 240])))
                                for h in (1, 2, 3, 4, 8) if d % h == 0])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_count)
+    _judge_counts(calls, outcomes)
 
 
 @checks.add("attention_param_count", "explicit_widths", "per-head widths d_k != d_v given explicitly",
             calls=lambda rng: [Call("attention_param_count", (int(rng.integers(50, 200)), 4), {"d_k": 16, "d_v": 24}),
                                Call("attention_param_count", (64, 3), {"d_k": 7, "d_v": 5})])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_count)
+    _judge_counts(calls, outcomes)
 
 
 @checks.add("attention_param_count", "output_projection", "output_projection=False leaves out W_o (d_model**2 fewer)",
             calls=lambda rng: [Call("attention_param_count", (512, 8), {"output_projection": False}),
                                Call("attention_param_count", (60, 5), {"d_k": 9, "d_v": 11, "output_projection": False})])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_count)
+    _judge_counts(calls, outcomes)
 
 
 # ---------------------------------------------------------------- split_heads
@@ -215,6 +233,9 @@ def _merge_candidates(X):
         "of the split. Move the head axis back next to the width first (swapaxes(-3, -2)), then reshape."
     yield np.swapaxes(X, -3, -2).swapaxes(-1, -2).reshape(*batch, n, h * d), "merge_heads.wrong_order", \
         "your merged rows interleave the heads' columns: concatenate the heads end to end, head 0 first."
+    if h > 1:
+        yield ref.merge_heads(X[..., ::-1, :, :]), "merge_heads.wrong_order", \
+            "your merged rows hold the heads in reverse order: head 0 comes first, in columns 0 to d."
     if batch:
         yield np.moveaxis(X, 0, -2).reshape(*batch, n, h * d), "merge_heads.moves_batch_axis", \
             "your merged rows mix the batch entries: with batch axes in front, axis 0 is not the head axis. Count " \

@@ -17,6 +17,8 @@ MISCONCEPTIONS = {
     "self_attention.causal_always": "applies the causal mask even when causal=False",
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
+    "self_attention.causal_inverted": "negates the causal mask: position i reads only the later positions j > i",
+    "self_attention.mask_size_from_width": "sizes the causal mask with X.shape[-1], the width, not the number of positions",
     "self_attention.mask_size_from_batch": "sizes the causal mask with len(X) (X.shape[0]), the batch size of a "
                                            "batched X, instead of the number of positions",
     "cross_attention.swapped": "swaps the sequences: queries from the input side, keys and values from the output side",
@@ -55,6 +57,10 @@ def _self_diagnoses(call):
         with np.errstate(all="ignore"):
             yield ref.multi_head_attention(*args, mask=np.tril(np.ones((n, n), bool), -1)), "self_attention.causal_no_diagonal", \
                 "your causal mask leaves out the diagonal: a position may read itself (j <= i, not j < i)."
+            yield ref.multi_head_attention(*args, mask=~ref.causal_mask(n)), "self_attention.causal_inverted", \
+                "your causal mask is negated: position i reads only the later positions j > i (and the last one " \
+                "reads nothing). In this course True means *may attend*: causal_mask(n) marks the keys j <= i a " \
+                "query may read, pass it as it is."
     else:
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "self_attention.causal_always", \
             "with causal=False (the default) every position reads every position; your answer applies the causal mask anyway."
@@ -83,7 +89,7 @@ def _(calls, outcomes):
 
 def _self_variant(X, W_q, W_k, W_v, W_o, h, causal=False, *, mask_size="positions"):
     """Self-attention with a mistake of the causal mask's size switched on (a signature: where it raises)."""
-    n = np.shape(X)[0 if mask_size == "first_axis" else -2]
+    n = np.shape(X)[{"first_axis": 0, "last_axis": -1}.get(mask_size, -2)]
     return ref.multi_head_attention(X, X, W_q, W_k, W_v, W_o, h, mask=ref.causal_mask(n) if causal else None)
 
 
@@ -94,12 +100,19 @@ SELF_RAISING = (
      "your answer fails exactly where a causal mask of len(X) x len(X) would (it is right on one unbatched "
      "sequence): for a batch, len(X) and X.shape[0] count the sequences, not the positions. The number of "
      "positions is the second-to-last axis.", dict(mask_size="first_axis")),
+    ("self_attention.mask_size_from_width",
+     "your answer fails exactly where a causal mask sized by the width of X would (it is right only when the width "
+     "d_model equals the number of positions): the mask has one row and one column per position, and the "
+     "positions are the second-to-last axis of X, not the last.", dict(mask_size="last_axis")),
 )
 
 
 @checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
             calls=lambda rng: [_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
-                               _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True)])
+                               _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True),
+                               # as many positions as the width (and not as the batch): a mask sized by the
+                               # width is right here only, one sized by the batch still raises
+                               _self_call(rng, (3,), 6, 6, 2, 3, 3, 5, causal=True)])
 def _(calls, outcomes):
     if any(outcome.error for outcome in outcomes):
         found = signature.identify(outcomes, [

@@ -16,6 +16,7 @@ MISCONCEPTIONS = {
     "TABLE_BYTES.one_head": "counts the table of one head instead of all 8",
     "TABLE_BYTES.float64": "counts 8 bytes per weight (float64) instead of 4 (float32)",
     "TABLE_BYTES.linear_in_n": "counts n weights per head instead of n x n",
+    "TABLE_BYTES.megabytes": "gives the count in megabytes (or MiB) instead of bytes",
     "TABLE_BYTES.bits": "counts bits instead of bytes",
     "blockwise_attention.no_rescale": "does not rescale the running total and sum when the running maximum grows",
     "blockwise_attention.per_block_softmax": "normalises each block on its own and adds (or averages) the blocks",
@@ -48,8 +49,12 @@ checks.add("TABLE_BYTES", "format", "a positive whole number of bytes",
 @checks.add("TABLE_BYTES", "value", "bytes of the weights of 8 heads at n = 4096 in float32", public=False,
             calls=lambda rng: [Call("TABLE_BYTES", value_only=True)])
 def _(calls, outcomes):
-    got = forms.whole_number(outcomes[0], calls[0], "`TABLE_BYTES`")
     right = TABLE_HEADS * TABLE_N * TABLE_N * TABLE_ITEMSIZE
+    if outcomes[0].error is None and isinstance(outcomes[0].value, (int, float)) and any(
+            abs(outcomes[0].value - right / unit) < 1 for unit in (1e6, 2**20)):  # 536.9 MB or 512 MiB
+        raise CheckFailed("your count is in megabytes (or mebibytes): TABLE_BYTES asks for the number of bytes.",
+                          "TABLE_BYTES.megabytes")
+    got = forms.whole_number(outcomes[0], calls[0], "`TABLE_BYTES`")
     candidates = [
         (TABLE_N * TABLE_N * TABLE_ITEMSIZE, "TABLE_BYTES.one_head",
          "your count is the table of one head; every one of the 8 heads has its own n x n table."),
@@ -64,8 +69,6 @@ def _(calls, outcomes):
     for candidate, misconception, message in candidates:
         if got == candidate:
             raise CheckFailed(message, misconception)
-    if abs(got - right / 1e6) < 1 or abs(got - right / 2**20) < 1:
-        raise CheckFailed("give the count in bytes, not in megabytes.", "wrong_values")
     raise CheckFailed("`TABLE_BYTES` is off: it is the memory, in bytes, of every attention weight that the 8 heads "
                       "hold at once at n = 4096 in float32; count what each head's table holds.", "wrong_values")
 

@@ -24,11 +24,16 @@ MISCONCEPTIONS = {
     "scaled_dot_scores.no_scaling": "does not divide by the square root of the projected width",
     "scaled_dot_scores.divides_by_width": "divides by the projected width itself instead of its square root",
     "scaled_dot_scores.one_map": "projects the keys with the query map (one map: the scores become symmetric)",
+    "scaled_dot_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
+    "bilinear_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
+    "scaled_dot_scores.keys_by_queries": "the table the other way round: one row per key, K Q^T instead of Q K^T",
+    "bilinear_scores.keys_by_queries": "the table the other way round: one row per key (K W^T Q^T)",
     "bilinear_scores.transposed": "uses W transposed: reads the relation from the key to the query",
     "bilinear_scores.scaled": "divides the bilinear score by a square root (W learns its own scale)",
     "score_costs.additive_without_v": "leaves the h parameters of v out of the additive count",
     "score_costs.pairs_without_projections": "counts only the per-pair work, not the projections of the n items",
     "score_costs.pairs_at_input_width": "counts d multiply-adds per pair for the projected scores instead of h",
+    "score_costs.swapped_pair": "returns (multiply_adds, parameters) instead of (parameters, multiply_adds)",
     "score_costs.bilinear_per_pair": "recomputes W k for every query-key pair",
     "score_costs.counts_tanh": "counts the n^2 h tanh evaluations of the additive score as multiply-adds",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
@@ -55,6 +60,16 @@ def _pairs_not_broadcast(Q, K, W_q, W_k, v):
     return np.tanh(Q @ W_q + K @ W_k) @ v
 
 
+#: What a score is, as the task states it: said when the values are off in a way no catalogued mistake explains.
+SCORE_RULES = {
+    "additive_scores": "the additive score: score (i, j) is v . tanh(q_i W_q + k_j W_k), the tanh acting on the sum "
+                       "of the two projections, for every query i and every key j.",
+    "scaled_dot_scores": "the scaled dot score: score (i, j) is (q_i W_q) . (k_j W_k) divided by the square root of "
+                         "the projected width, for every query i and every key j.",
+    "bilinear_scores": "the bilinear score: score (i, j) is q_i W k_j^T, unscaled, for every query i and every key j.",
+}
+
+
 def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
     # named by the mistake's own error on this input (type and family: an unpacking of Q.shape is not it); on a
     # batched call the first-sequence probe decides too (:mod:`.batching`): a row-by-row sum raises there as well
@@ -69,10 +84,14 @@ def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
     # the additive table is built by broadcasting two new axes, where putting them the other way round is typical
     transposed = [(shape[:-2] + shape[-2:][::-1], "additive_scores.keys_by_queries", KEYS_BY_QUERIES)] \
         if call.name == "additive_scores" else []
+    if call.name != "additive_scores" and scores.shape == shape[:-2] + shape[-2:][::-1] and shape[-1] != shape[-2] \
+            and expect.allclose(scores, np.swapaxes(reference, -1, -2), *expect.tolerances(scores.dtype)):
+        raise CheckFailed(f"{what} has shape {scores.shape}, expected {shape}: {KEYS_BY_QUERIES}",
+                          f"{call.name}.keys_by_queries")
     expect.shape(scores, shape, what, " = (..., n_q, n_k): one score per query-key pair", diagnoses=transposed)
     dtype = np.result_type(*[a for a in call.args if isinstance(a, np.ndarray)])
     expect.close(scores, reference, what, dtype=dtype, diagnoses=diagnoses,
-                 generic="do not match the score function of this section.")
+                 generic=f"do not match {SCORE_RULES[call.name]}")
 
 
 # ---------------------------------------------------------------- additive_scores
@@ -158,12 +177,13 @@ def _(calls, outcomes):
 
 
 @checks.add("scaled_dot_scores", "batched", "leading batch axes; float32 inputs",
-            calls=lambda rng: [Call("scaled_dot_scores", (_rand(rng, (2, 3, 4, 5)), _rand(rng, (2, 3, 6, 5)),
-                                                          _rand(rng, (5, 2)), _rand(rng, (5, 2)))),
-                               Call("scaled_dot_scores", tuple(_rand(rng, s, 1, np.float32)
-                                                               for s in ((2, 3, 4), (2, 5, 4), (4, 6), (4, 6))))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("scaled_dot_scores", (_rand(rng, (2, 3, 4, 5)), _rand(rng, (2, 3, 6, 5)),
+                                            _rand(rng, (5, 2)), _rand(rng, (5, 2)))),
+                 Call("scaled_dot_scores", tuple(_rand(rng, s, 1, np.float32)
+                                                 for s in ((2, 3, 4), (2, 5, 4), (4, 6), (4, 6))))], 2))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_dot)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 2, _judge_dot, "scaled_dot_scores.fixed_axes")
 
 
 # ---------------------------------------------------------------- bilinear_scores
@@ -190,16 +210,19 @@ def _(calls, outcomes):
 
 
 @checks.add("bilinear_scores", "batched", "leading batch axes; float32 inputs",
-            calls=lambda rng: [Call("bilinear_scores", (_rand(rng, (2, 3, 4)), _rand(rng, (2, 5, 4)), _rand(rng, (4, 4)))),
-                               Call("bilinear_scores", tuple(_rand(rng, s, 1, np.float32)
-                                                             for s in ((3, 2, 5), (3, 4, 5), (5, 5))))])
+            calls=lambda rng: batching.with_first_sequences(
+                [Call("bilinear_scores", (_rand(rng, (2, 3, 4)), _rand(rng, (2, 5, 4)), _rand(rng, (4, 4)))),
+                 Call("bilinear_scores", tuple(_rand(rng, s, 1, np.float32) for s in ((3, 2, 5), (3, 4, 5), (5, 5))))],
+                2))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_bilinear)
+    batching.judge_with_first_sequences(calls, outcomes, 2, 2, _judge_bilinear, "bilinear_scores.fixed_axes")
 
 
 # ---------------------------------------------------------------- score_costs
 def _cost_candidates(kind, n, d, h):
     right_params, right_macs = ref.score_costs(kind, n, d, h)
+    yield (right_macs, right_params), "score_costs.swapped_pair", \
+        "your two numbers are the wrong way round: the pair is (parameters, multiply_adds)."
     if kind == "additive":
         yield (2 * d * h, right_macs), "score_costs.additive_without_v", \
             "your additive parameter count leaves out a learned part of the score."
@@ -212,6 +235,8 @@ def _cost_candidates(kind, n, d, h):
         yield (right_params, 2 * n * d * h + n * n * d), "score_costs.pairs_at_input_width", \
             "your per-pair multiply-adds use the width of the items; a pair meets after the projection."
     else:
+        yield (right_params, n * n * d), "score_costs.pairs_without_projections", \
+            "your multiply-adds leave out the projections of the n queries (Q W is made once, n x d x d)."
         yield (right_params, n * n * (d * d + d)), "score_costs.bilinear_per_pair", \
             "your bilinear multiply-adds redo a matrix-vector product for every pair; Q W is made once."
 
@@ -226,34 +251,28 @@ def _cost_calls(rng):
     return [Call("score_costs", (kind, n, d, h)) for n, d, h in sizes for kind in ref.scoring.KINDS]
 
 
-def _cost_mistake(calls, got, want) -> CheckFailed | None:
-    """The one mistake of :func:`_cost_candidates` that explains every call: its count on each call where it
-    applies and the right count on the others; None when none does, or two do."""
-    per_call = [{m: (tuple(float(x) for x in c), message) for c, m, message in _cost_candidates(*call.args)}
-                for call in calls]
-    fitting = [(m, message) for m in dict.fromkeys(m for found in per_call for m in found)
-               for message in [next(found[m][1] for found in per_call if m in found)]
-               if all(g == found.get(m, (w, None))[0] for g, w, found in zip(got, want, per_call))]
-    return CheckFailed(fitting[0][1], fitting[0][0]) if len(fitting) == 1 else None
-
-
 @checks.add("score_costs", "values", "parameters and multiply-adds of each kind, for several n, d and h",
             calls=_cost_calls)
 def _(calls, outcomes):
-    got = []
+    got, right, per_input, messages = [], [], [], {}
     for call, outcome in zip(calls, outcomes):
-        result = expect.array(outcome, call, f"`score_costs('{call.args[0]}', ...)`")
-        if result.shape != (2,):
-            raise CheckFailed(f"`score_costs` should return a pair (parameters, multiply_adds), got shape "
-                              f"{result.shape}", "wrong_return")
-        got.append(tuple(float(x) for x in result))
-    want = [tuple(float(x) for x in ref.score_costs(*call.args)) for call in calls]
-    if got == want:
+        pair = expect.array(outcome, call, f"`score_costs('{call.args[0]}', ...)`")
+        if pair.shape != (2,):
+            raise CheckFailed(f"`score_costs` should return a pair (parameters, multiply_adds), got shape {pair.shape}",
+                              "wrong_return")
+        got.append(tuple(float(x) for x in pair))
+        right.append(tuple(float(x) for x in ref.score_costs(*call.args)))
+        values = {}
+        for candidate, misconception, message in _cost_candidates(*call.args):
+            values.setdefault(misconception, set()).add(tuple(float(x) for x in candidate))
+            messages.setdefault(misconception, message)
+        per_input.append(values)
+    if got == right:
         return
-    mistake = _cost_mistake(calls, got, want)
-    if mistake is not None:
-        raise mistake
-    call = next(c for c, g, w in zip(calls, got, want) if g != w)
+    found = signature.exact(got, right, per_input, [call.args[0] for call in calls])  # a mistake may be one kind's
+    if found is not None:
+        raise CheckFailed(messages[found], found)
+    call = next(c for c, g, r in zip(calls, got, right) if g != r)
     raise CheckFailed(f"`score_costs` is off for {call.args[0]!r} scores at (n, d, h) = {call.args[1:]}: count every "
                       "learned number, and the multiply-adds of the projections and of every query-key pair.",
                       "wrong_values")

@@ -105,3 +105,30 @@ def _telling(predictions: Sequence, reference: Sequence, tol) -> bool:
     own_value = any(not isinstance(p, Raised) and not _same(p, r, tol) for p, r in pairs)
     right = any(not isinstance(p, Raised) and _same(p, r, tol) for p, r in pairs)
     return own_value or (right and any(isinstance(p, Raised) for p, _ in pairs))
+
+
+def exact(got: Sequence, right: Sequence, per_input: Sequence[dict], groups: Sequence | None = None) -> str | None:
+    """The one mistake whose exact values (counts, pairs of counts) explain the answer at every input, or None.
+
+    ``per_input``: for each input, misconception -> the set of values its mistakes give there; where a
+    mistake is not listed it gives the right value. The answer is that mistake's when it is one of the
+    mistake's values at every input (right where the mistake is right too) and off somewhere: an input where
+    the answer is right and the mistake is not says the answer is not that mistake. One input may give the
+    values of two mistakes (at d_model = 128 a count with the widths swapped is the one with a square W_o);
+    the inputs of a check together tell them apart, and where two fit neither is named.
+
+    ``groups``: for each input, the part of the task it exercises (score_costs' kind of score), where a
+    student may make the mistake in one part and not in another: a group whose every input is right says
+    nothing against it; within a group every input agrees or the mistake is not named."""
+    if list(got) == list(right):
+        return None
+    groups = [None] * len(got) if groups is None else list(groups)
+
+    def fits(m):
+        agree = {}
+        for g, r, values, group in zip(got, right, per_input, groups):
+            agree.setdefault(group, []).append((g in values.get(m, {r}), g == r))
+        return all(all(a for a, _ in inputs) or all(ok for _, ok in inputs) for inputs in agree.values())
+
+    fitting = [m for m in sorted({m for values in per_input for m in values}) if fits(m)]
+    return fitting[0] if len(fitting) == 1 else None

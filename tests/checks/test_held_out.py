@@ -57,18 +57,36 @@ def dot_product(q, k):
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
     return float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k)))
 """}, misconception=None),
+    # the modification is observed, not inferred: its message names the mistake, a person judges it with the rest
+    Variant("held_softmax_in_place", "01_scores_softmax", "softmax", {"softmax": """
+def softmax(x, axis=-1):
+    x -= x.max(axis=axis, keepdims=True)
+    np.exp(x, out=x)
+    x /= x.sum(axis=axis, keepdims=True)
+    return x
+"""}, misconception="softmax.overwrites_its_scores"),
+    # labelled with a generic verdict ("raises") where the checks name a specific mistake: for a person too
+    Variant("held_fixed_transpose", "01_scores_softmax", "attention_scores", {"attention_scores": """
+def attention_scores(Q, K):
+    return np.matmul(Q, np.transpose(K, (0, 2, 1)))
+"""}, misconception="raises"),
 ]
 '''
 
 
 def test_a_held_out_answer_labelled_none_is_reported_with_what_the_checks_named(tmp_path):
+    """Also one labelled in its author's words whose modified input is observed, and one labelled \"raises\"
+    that the checks name specifically: neither is counted wrong by the label alone."""
     held = tmp_path / "held_out.py"
     held.write_text(UNLABELLED)
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks/fairness.py"), "--variants", str(held), "--seeds", "2"],
                          capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert run.returncode == 0, run.stderr
-    assert "named 0 / vague 0 / wrong 0 / missed 0 / unlabelled 1;" in run.stdout, run.stdout
+    assert "named 0 / vague 0 / wrong 0 / missed 0 / unlabelled 3;" in run.stdout, run.stdout
     assert "unlabelled: held_cosine (None)" in run.stdout and "dot_product.cosine:" in run.stdout
+    assert "unlabelled: held_softmax_in_place (softmax.overwrites_its_scores)" in run.stdout
+    assert "mutates_input:" in run.stdout
+    assert "unlabelled: held_fixed_transpose (raises)" in run.stdout and "attention_scores.fixed_axes:" in run.stdout
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -283,3 +283,19 @@ def test_two_inputs_that_name_two_mistakes_name_neither():
     with pytest.raises(CheckFailed) as failure:
         expect.each(calls, outcomes, judge, ("m.one", "m.one"))
     assert failure.value.misconception == "m.one"
+
+
+def test_exact_names_a_count_mistake_only_where_every_input_agrees():
+    """signature.exact (the merge of wt-diag2's exact with wt-diag3's rule): an input where the answer is right and
+    the mistake is not says the answer is not that mistake, unless the inputs are grouped by the part of the task
+    they exercise (score_costs' kinds) and that part is right throughout."""
+    right = [10, 20, 30]
+    per_input = [{"m.a": {11}}, {"m.a": {21}}, {"m.a": {31}, "m.b": {31}}]
+    assert signature.exact([11, 21, 31], right, per_input) == "m.a"
+    assert signature.exact([11, 20, 30], right, per_input) is None  # right at inputs 2 and 3, where m.a is not
+    # 31 is m.a's and m.b's value at input 3; inputs 1 and 2 are right, which m.a is not there and m.b (not listed) is
+    assert signature.exact([10, 20, 31], right, per_input) == "m.b"
+    assert signature.exact([10, 20, 31], right, [{"m.b": {11}}, {}, {"m.a": {31}, "m.b": {31}}]) == "m.a"
+    assert signature.exact([11, 21, 30], right, per_input, ["x", "x", "y"]) == "m.a"  # part "y" right throughout
+    assert signature.exact([11, 20, 30], right, per_input, ["x", "x", "y"]) is None  # part "x" disagrees within
+    assert signature.exact(right, right, per_input) is None
