@@ -20,6 +20,8 @@ import types
 
 import numpy as np
 
+from ..sandbox.given import global_names
+
 _MODULE_GLOBALS = frozenset({"__builtins__", "__name__", "__doc__", "__loader__", "__spec__", "__package__"})
 
 
@@ -46,7 +48,7 @@ def reach(names, namespace: dict, skip=()) -> set[str]:
         seen.add(name)
         value = namespace.get(name)
         for code in _codes(value):
-            todo += [n for n in _names(code) if n in namespace and n not in skip and n not in seen]
+            todo += [n for n in global_names(code) if n in namespace and n not in skip and n not in seen]
     return seen
 
 
@@ -54,15 +56,6 @@ def _codes(value) -> list:
     function = getattr(value, "__func__", value)  # a bound method reads its function's globals
     code = getattr(function, "__code__", None)
     return [code] if isinstance(code, types.CodeType) else []
-
-
-def _names(code: types.CodeType) -> set[str]:
-    """Every global a code object (and the functions, lambdas and comprehensions nested in it) may read."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names(const)
-    return names
 
 
 def _fingerprint(value):

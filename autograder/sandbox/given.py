@@ -38,11 +38,12 @@ class GivenError(ValueError):
     """A given building block cannot be provided without a graded name."""
 
 
-def _global_names(code: types.CodeType) -> set[str]:
+def global_names(code: types.CodeType) -> set[str]:
+    """Every global a code object (and the functions, lambdas and comprehensions nested in it) may read."""
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _global_names(const)
+            names |= global_names(const)
     return names
 
 
@@ -58,7 +59,7 @@ def _reachable(given: list[str]) -> dict[str, set[str]]:
             continue
         seen[module].add(name)
         namespace = vars(importlib.import_module(module))
-        for ref in _global_names(func.__code__):
+        for ref in global_names(func.__code__):
             value = namespace.get(ref)
             if isinstance(value, types.FunctionType) and value.__module__.startswith(PACKAGE + "."):
                 todo.append(value)
