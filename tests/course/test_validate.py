@@ -8,8 +8,11 @@ Driven by the registry (course.yml and the catalogue): a new notebook is covered
   the solved one passes, every catalogue wrong answer with a public symptom (a public check of its task fails on
   the hidden inputs) fails naming its task and no other, and a wrong answer-key value of the right form passes
   exactly as the right one does (Validate never tells whether it is right);
-* ``nbgrader validate`` itself (slow): untouched fails, solved passes, one wrong answer per notebook fails naming
-  its task; all in one nbgrader process.
+* ``nbgrader validate`` itself (slow): every solved notebook passes; for two notebooks (:data:`FAILING`) the
+  untouched one fails on every test cell and one wrong answer fails naming its task. How nbgrader reports a
+  failing visible line does not depend on the notebook, and which cells fail is proven for every notebook and
+  every catalogue mistake in-process above; a solved notebook that fails only under nbgrader (a cell writing to
+  stderr, say) would be notebook-specific, so every one is validated.
 """
 from __future__ import annotations
 
@@ -36,6 +39,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = [(a.id, n) for a in load_course(ROOT).assignments for n in a.notebooks]
 ASSIGNMENTS = sorted({a for a, _ in NOTEBOOKS} & set(TASKS))
 WRONG = [v for v in all_variants() if not v.correct and v.assignment in ASSIGNMENTS]
+#: The notebooks whose untouched and wrong versions also go through ``nbgrader validate`` itself.
+FAILING = [a for a in ("01_scores_softmax", "02_scaling") if a in ASSIGNMENTS]
 
 
 def _answers(variant) -> dict[str, str]:
@@ -228,14 +233,18 @@ def _one_wrong_answer(course, assignment):
 
 @pytest.fixture(scope="module")
 def validated(course, tmp_path_factory) -> dict[tuple[str, str], str]:
-    """``{(assignment, kind): nbgrader validate's report}`` for kind untouched, solved and wrong, from two
-    ``nbgrader validate`` processes side by side (two cores), each over half the notebooks (a kernel each)."""
+    """``{(assignment, kind): nbgrader validate's report}`` for kind solved (every notebook), untouched and wrong
+    (:data:`FAILING`), from two ``nbgrader validate`` processes side by side (two cores), each over half the
+    notebooks (a kernel each)."""
     folder = tmp_path_factory.mktemp("validate")
     files = {}
     for assignment in ASSIGNMENTS:
-        wrong = _one_wrong_answer(course, assignment)
-        for kind, nb in (("untouched", course.release(assignment)), ("solved", course.solved(assignment)),
-                         ("wrong", course.answers_only(course.fill(assignment, _answers(wrong))))):
+        kinds = [("solved", course.solved(assignment))]
+        if assignment in FAILING:
+            wrong = _one_wrong_answer(course, assignment)
+            kinds += [("untouched", course.release(assignment)),
+                      ("wrong", course.answers_only(course.fill(assignment, _answers(wrong))))]
+        for kind, nb in kinds:
             files[(assignment, kind)] = folder / f"{assignment}-{kind}.ipynb"
             nbformat.write(nb, str(files[(assignment, kind)]))
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT),
@@ -257,12 +266,15 @@ def validated(course, tmp_path_factory) -> dict[tuple[str, str], str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_nbgrader_validate_means_something(course, validated, assignment):
-    untouched, solved, wrong = (validated[(assignment, k)] for k in ("untouched", "solved", "wrong"))
+    solved = validated[(assignment, "solved")]
+    assert solved.startswith("Success! Your notebook passes all the tests."), solved[:3000]
+    if assignment not in FAILING:
+        return
+    untouched, wrong = validated[(assignment, "untouched")], validated[(assignment, "wrong")]
     assert untouched.startswith("VALIDATION FAILED ON "), untouched[:300]
     failed = dict(_FAILED_CELL.findall(untouched))  # and a written answer's "You did not provide a response."
     assert set(failed) == {c.grade_id for c in checks_for_assignment(assignment)}, untouched[:3000]
     assert all(" not done yet." in error for error in failed.values()), untouched[:3000]
-    assert solved.startswith("Success! Your notebook passes all the tests."), solved[:3000]
     variant = _one_wrong_answer(course, assignment)
     assert wrong.startswith("VALIDATION FAILED ON "), wrong[:300]
     failed = _FAILED_CELL.findall(wrong)
