@@ -400,3 +400,39 @@ def causal_mask(n_q, n_k=None):
         source="a causal mask lets query i see keys 0..i (Vaswani et al. 2017, §3.2.3: 'prevent positions from "
                "attending to subsequent positions'); an offset of one lets every query see the next key"),
 ]
+
+# Issue 24 (held-out classes): a literal divisor under a mask (named a fixed number, never the size it equals on one
+# input), and a renormalisation after the given softmax that divides a fully masked row's zeros by their total.
+VARIANTS += [
+    Variant("sdpa_masked_divisor_literal_two", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = attention_scores(Q, K) / 2.0   # "sqrt(d_k)" worked out for d_k = 4
+    if mask is not None:
+        scores = apply_mask(scores, mask)
+    weights = softmax(scores)
+    return weighted_average(weights, V), weights
+'''}, misconception="scale.fixed_divisor",
+        source="the divisor is sqrt(d_k) of the inputs at hand (Vaswani et al. 2017, eq. 1); a literal 2 equals "
+               "sqrt(d_v) where d_v = 4, and sqrt(n_q) where n_q = 4"),
+    Variant("sdpa_renormalise_masked_softmax", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(APPLY, weights=(
+            "softmax(scores, axis=-1)\n"
+            "    weights = weights / weights.sum(axis=-1, keepdims=True)   # make sure every row sums to 1"))},
+        misconception="mask.fully_masked_nan",
+        source="pytorch/pytorch issue #41508 (NaN for fully masked rows): a row with no allowed key has weights "
+               "0 and total 0, and a renormalisation divides 0 by 0"),
+]
+
+# Issue 24 (held-out class): a Python slip, named by its error wherever it happens (expect.value).
+VARIANTS += [
+    Variant("sdpa_if_mask_truth", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = scale_scores(attention_scores(Q, K), np.shape(Q)[-1])
+    if mask:   # "was a mask given?" asked of the array itself
+        scores = apply_mask(scores, mask)
+    weights = softmax(scores)
+    return weighted_average(weights, V), weights
+'''}, misconception="python.array_truth",
+        source="numpy's 'The truth value of an array with more than one element is ambiguous. Use a.any() or "
+               "a.all()' (numpy FAQ; Python's data model: `if x` calls bool(x)); PEP 8: compare with None using `is`"),
+]

@@ -15,12 +15,12 @@ TASKS = ["dot_product", "attention_scores", "softmax", "weighted_average"]
 GIVEN: list[str] = []  # the first notebook builds everything itself
 MISCONCEPTIONS = {
     "dot_product.elementwise": "returns the elementwise products instead of their sum",
-    "attention_scores.k_not_transposed": "Q @ K without transposing K",
-    "attention_scores.keys_by_queries": "K @ Q^T: rows are keys instead of queries",
+    "attention_scores.k_not_transposed": "multiplies Q by K as it is, without transposing K",
+    "attention_scores.keys_by_queries": "the table the other way round: rows are keys instead of queries",
     "attention_scores.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention_scores.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "attention_scores.scaled": "divides the raw scores by sqrt(d_k), a step of the attention (notebook 02), not of the scores",
-    "weighted_average.transposed_weights": "uses the weights' columns (weights^T @ V)",
+    "weighted_average.transposed_weights": "uses the weights' columns (the transposed table) instead of their rows",
     "weighted_average.sums_over_width": "adds the weighted products over the value width instead of over the keys",
     "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
@@ -61,7 +61,7 @@ def _dot_candidates(q, k):
         yield float(np.sum(q) * np.sum(k)), "dot_product.product_of_sums", \
             "you multiplied the sum of q by the sum of k; multiply matching entries first, then add the products."
         yield float(np.sum(q + k)), "dot_product.adds_entries", \
-            "you added matching entries; multiply them (q_i * k_i), then add the products."
+            "you added matching entries; the dot product multiplies them, then adds the products."
         yield float(np.mean(q * k)), "dot_product.mean", \
             "you averaged the products of matching entries; the dot product is their sum."
         yield float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k))), "dot_product.cosine", \
@@ -70,16 +70,18 @@ def _dot_candidates(q, k):
             "you multiplied the lengths of the vectors; the dot product also depends on their angle: multiply " \
             "matching entries and add the products."
         yield float(q[:-1] @ k[:-1]), "dot_product.skips_entry", \
-            "your sum leaves out the last pair of entries (a range that stops one early); add every q_i * k_i."
+            "your sum leaves out the last pair of entries (a range that stops one early): every pair of matching " \
+            "entries counts."
         yield float(q[1:] @ k[1:]), "dot_product.skips_entry", \
-            "your sum leaves out the first pair of entries; add every q_i * k_i, from index 0."
+            "your sum leaves out the first pair of entries (a range that starts one late): every pair of matching " \
+            "entries counts."
         distance = ("your score is a distance between q and k (small when they match): the dot product is large when "
                     "they point the same way. Multiply matching entries and add the products.")
         yield float(np.linalg.norm(q - k)), "dot_product.distance", distance
         yield float(np.sum((q - k) ** 2)), "dot_product.distance", distance
         yield float(-np.sum((q - k) ** 2)), "dot_product.distance", distance
         never_negative = ("your score is never negative: opposing vectors, such as (1, 0) and (-1, 0), must score "
-                          "below 0. Keep the sign of each product q_i * k_i when you add them up.")
+                          "below 0. Keep the sign of each product of matching entries when you add them up.")
         yield float(np.sum(np.abs(q * k))), "dot_product.never_negative", never_negative
         yield float(abs(q @ k)), "dot_product.never_negative", never_negative
 
@@ -328,7 +330,7 @@ def _judge_scores(call, outcome, what="your scores"):
     scores = expect.array(outcome, call, what)
     expect.shape(scores, batch + (n_q, n_k), what, " = (..., n_q, n_k)", diagnoses=[
         (batch + (n_k, n_q), "attention_scores.keys_by_queries",
-         "rows must be queries and columns keys (Q K^T), not the other way round (K Q^T)."),
+         "rows must be queries and columns keys, not the other way round: your table has one row per key."),
         (batch + (n_q,) + batch + (n_k,), "attention_scores.np_dot_batched",
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul), which "
          "pairs batch b of Q with batch b of K."),
@@ -338,7 +340,7 @@ def _judge_scores(call, outcome, what="your scores"):
                   "= query i . key j; the division belongs to the attention step (notebook 02).")] if Q.shape[-1] > 1 else []
     if Q.shape[-1] == K.shape[-2]:
         diagnoses.append((Q @ K, "attention_scores.k_not_transposed",
-                          "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key."))
+                          "your scores multiply Q by K as it is: a query met a column of K instead of a key (a row of K)."))
     expect.close(scores, ref.attention_scores(Q, K), what, dtype=np.result_type(Q, K), diagnoses=diagnoses,
                  generic="do not match: entry (i, j) is the dot product of query i with key j.")
 

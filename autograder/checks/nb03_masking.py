@@ -7,9 +7,9 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import batching, expect
 from .core import Call, CheckFailed, CheckList
-from .attention import UNDERFLOW_MASK, judge_attention, large_scores_qkv, underflow_probe
+from .attention import UNDERFLOW_MASK, judge_attention, judge_attentions, large_scores_qkv, scale_probe, underflow_probe
 
 ASSIGNMENT = "03_masking"
 TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attention"]
@@ -71,7 +71,7 @@ def _judge_causal(call, outcome):
              "attend*, so query i sees keys 0..i, itself included."),
             *[(np.tril(np.ones((n_q, n_k), bool), k=ahead), "causal_mask.sees_ahead",
                f"query i also sees {('key i + 1', 'keys i + 1 and i + 2')[ahead - 1]}: the boundary belongs on the "
-               "diagonal, query i sees keys 0..i (np.tril's offset k moves it).") for ahead in (1, 2) if ahead != n_k - n_q],
+               "diagonal, query i sees keys 0..i (an offset of the triangle moves the boundary off it).") for ahead in (1, 2) if ahead != n_k - n_q],
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
              "sees keys 0..i, whatever n_k is (the diagonal starts at entry (0, 0), not at the last query's corner)."),
@@ -287,10 +287,13 @@ def _judge_masked(call, outcome, what=""):
     rtol, atol = expect.tolerances(np.result_type(Q, K, V))
     if weights.shape == ref_w.shape and not expect.allclose(weights, ref_w, rtol, atol):
         empty = ~(np.broadcast_to(ref_w, ref_w.shape).sum(axis=-1) > 0)  # fully masked rows
-        if empty.any() and np.isnan(weights[empty]).any():
-            raise CheckFailed("a query whose keys are all hidden got NaN weights: every score is -inf and the softmax "
-                              "divides 0 by 0. Guard that row: its weights and its output are all zeros.",
-                              "mask.fully_masked_nan")
+        nan = np.isnan(weights).any(axis=-1)
+        if (nan & empty).any() and not (nan & ~empty).any():  # NaN where no key is allowed, and only there
+            raise CheckFailed("a query whose keys are all hidden got NaN weights (the rows with an allowed key have "
+                              "none): such a row has no weight to share out, and whichever way it is computed (a "
+                              "softmax of scores that are all -inf meets -inf - (-inf); weights masked afterwards and "
+                              "divided by their total meet 0 / 0) it gives NaN unless it is guarded. Its weights and "
+                              "its output are all zeros.", "mask.fully_masked_nan")
         with np.errstate(all="ignore"):  # named only where one mistake's weights are these (a row of hidden keys
             matching = []                  # is uniform both for a -1e9 fill and for a fill of 0)
             for c_w, misconception, message in _masked_candidates(Q, K, V, mask):
@@ -316,31 +319,51 @@ def _sdpa(args, mask=None):
     return Call("scaled_dot_product_attention", args, kwargs)
 
 
+#: The trailing axes of one sequence of Q, K and V, and of a mask (:mod:`.batching`).
+CORE, MASK_CORE = (2, 2, 2), {"mask": 2}
+
+
+def _probed(make):
+    """A check's calls, then the first sequence of each batched one (:mod:`.batching`) and
+    :func:`.attention.scale_probe`: never graded, they tell an answer written for one sequence from one that is
+    wrong everywhere, and name a divisor only where it follows one size at every input
+    (:func:`.attention.judge_divisor`)."""
+    return lambda rng: [*batching.with_first_sequences(make(rng), CORE, MASK_CORE), scale_probe(rng)]
+
+
+def _judge_sdpas(calls, outcomes, graded):
+    """:func:`_judge_masked` on the ``graded`` calls, with their first-sequence probes; a divisor named from all."""
+    judge_attentions(calls, outcomes, graded, lambda calls, outcomes: batching.judge_with_first_sequences(
+        calls[:-1], outcomes[:-1], graded, CORE, _judge_masked, "attention.fixed_axes",
+        batched_mistakes=frozenset({"attention.batched_transpose"}), keywords=MASK_CORE))
+
+
 @checks.add("scaled_dot_product_attention", "no_mask", "without a mask: non-square, batched (as in notebook 02)",
-            calls=lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 6, scale=2)), _sdpa(_qkv(rng, 4, 6, 8, 5, batch=(2, 3), scale=2))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 6, scale=2)),
+                                       _sdpa(_qkv(rng, 4, 6, 8, 5, batch=(2, 3), scale=2))]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 @checks.add("scaled_dot_product_attention", "causal", "a causal mask: no weight on later keys, rows sum to 1",
-            calls=lambda rng: [_sdpa(_qkv(rng, 5, 5, 4, 3, scale=2), ref.causal_mask(5)),
-                               _sdpa(_qkv(rng, 4, 6, 3, 2, batch=(2,), scale=2), ref.causal_mask(4, 6))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 5, 5, 4, 3, scale=2), ref.causal_mask(5)),
+                                       _sdpa(_qkv(rng, 4, 6, 3, 2, batch=(2,), scale=2), ref.causal_mask(4, 6))]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 @checks.add("scaled_dot_product_attention", "padding", "a padding mask (batch, 1, n_k) on a batch of sequences",
-            calls=lambda rng: [_sdpa(_qkv(rng, 4, 5, 6, 3, batch=(3,), scale=2), ref.padding_mask([2, 5, 3], 5))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 4, 5, 6, 3, batch=(3,), scale=2), ref.padding_mask([2, 5, 3], 5))]))
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
+    _judge_sdpas(calls, outcomes, 1)
 
 
 @checks.add("scaled_dot_product_attention", "float_mask", "floating masks: 0/-inf and a finite additive bias",
-            calls=lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 2, scale=2), _float_mask(rng, (3, 5))),
-                               _sdpa(_qkv(rng, 4, 4, 9, 3, scale=2),
-                                     -0.5 * np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 2, scale=2), _float_mask(rng, (3, 5))),
+                                       _sdpa(_qkv(rng, 4, 4, 9, 3, scale=2),
+                                             -0.5 * np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))))]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 def _fully_masked(rng):
@@ -352,35 +375,40 @@ def _fully_masked(rng):
 
 @checks.add("scaled_dot_product_attention", "fully_masked_row",
             "a query with no allowed key gets zero weights and a zero output (no NaN)",
-            calls=lambda rng: _fully_masked(rng))
+            calls=_probed(_fully_masked))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 @checks.add("scaled_dot_product_attention", "masked_large_scores", "large scores (1e3 and beyond) under a mask",
-            calls=lambda rng: [_sdpa(large_scores_qkv(rng, 4, 4, 4, 3, offset=800.0), ref.causal_mask(4)),
-                               _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5)),
-                               _sdpa(underflow_probe(rng), UNDERFLOW_MASK.copy())])
+            calls=_probed(lambda rng: [_sdpa(large_scores_qkv(rng, 4, 4, 4, 3, offset=800.0), ref.causal_mask(4)),
+                                       _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5)),
+                                       _sdpa(underflow_probe(rng), UNDERFLOW_MASK.copy())]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 3)
 
 
 @checks.add("scaled_dot_product_attention", "mask_broadcast", "one (n_q, n_k) mask shared by every sequence and head",
-            calls=lambda rng: [_sdpa(_qkv(rng, 4, 6, 5, 3, batch=(2, 3), scale=2), ref.causal_mask(4, 6))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 4, 6, 5, 3, batch=(2, 3), scale=2), ref.causal_mask(4, 6))]))
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
+    _judge_sdpas(calls, outcomes, 1)
 
 
 # One check for both, as every task of 04 and 05 has it: the two properties are one point, not two. The float32
-# call is judged on its values; every call must leave Q, K, V and the mask as they were.
+# call is judged on its values (a divisor named from every call); every call must leave Q, K, V and the mask as
+# they were.
 @checks.add("scaled_dot_product_attention", "float32_unmodified",
             "float32 inputs under a mask; Q, K, V and the mask left unchanged",
-            calls=lambda rng: [_sdpa(_qkv(rng, 5, 7, 16, 4, batch=(2,), scale=2, dtype=np.float32),
-                                     ref.causal_mask(5, 7)),
+            calls=lambda rng: [*batching.with_first_sequences(
+                [_sdpa(_qkv(rng, 5, 7, 16, 4, batch=(2,), scale=2, dtype=np.float32), ref.causal_mask(5, 7))],
+                CORE, MASK_CORE),
                                _sdpa(_qkv(rng, 4, 4, 3, 2), ref.causal_mask(4)),
-                               _sdpa(_qkv(rng, 3, 5, 3, 2), _float_mask(rng, (3, 5)))])
+                               _sdpa(_qkv(rng, 3, 5, 3, 2), _float_mask(rng, (3, 5))), scale_probe(rng)])
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
-    for call, outcome in zip(calls, outcomes):
+    # calls: the float32 call and its first sequence, then two more calls that only must leave their inputs alone
+    judge_attentions(calls, outcomes, 1, lambda calls, outcomes: batching.judge_with_first_sequences(
+        calls[:2], outcomes[:2], 1, CORE, _judge_masked, "attention.fixed_axes",
+        batched_mistakes=frozenset({"attention.batched_transpose"}), keywords=MASK_CORE))
+    for call, outcome in zip(calls[:1] + calls[2:-1], outcomes[:1] + outcomes[2:-1]):
         expect.value(outcome, call)
         expect.unmodified(outcome, call, {"0": "Q", "1": "K", "2": "V", "mask": "mask"})

@@ -59,8 +59,8 @@ def _self_diagnoses(call):
                 "your causal mask leaves out the diagonal: a position may read itself (j <= i, not j < i)."
             yield ref.multi_head_attention(*args, mask=~ref.causal_mask(n)), "self_attention.causal_inverted", \
                 "your causal mask is negated: position i reads only the later positions j > i (and the last one " \
-                "reads nothing). In this course True means *may attend*: causal_mask(n) marks the keys j <= i a " \
-                "query may read, pass it as it is."
+                "reads nothing). In this course True means *may attend*, and a causal mask marks the keys a query may "\
+                "read: negating it hides exactly those."
     else:
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "self_attention.causal_always", \
             "with causal=False (the default) every position reads every position; your answer applies the causal mask anyway."
