@@ -382,3 +382,15 @@ def attention_scores(Q, K):
         source="einsum subscripts without `...` fit one number of axes only (numpy docs of np.einsum: 'To enable "
                "and control broadcasting, use an ellipsis')"),
 ]
+
+# Issue 24 (held-out class): a shift before the exp that keeps the softmax but not the exponents at or below 0.
+VARIANTS += [
+    Variant("softmax_shift_by_mean", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.mean(axis=axis, keepdims=True))   # "centre the scores" before the exp
+    return e / e.sum(axis=axis, keepdims=True)
+'''}, misconception="softmax.no_max_subtraction",
+        source="CS231n notes, 'Practical issues: Numeric stability': any constant may be subtracted, and the row "
+               "maximum is the one that keeps every exponent at or below 0; a row's mean leaves half of them above"),
+]

@@ -161,10 +161,14 @@ def _softmax_candidates(x, axis=-1):
             shifted = np.exp(x - x.max(axis=-1))  # the max of row i lands on column i
             yield shifted / shifted.sum(axis=-1), "softmax.missing_keepdims", \
                 "the row max or row sum lost its axis (no keepdims=True), so it broadcast along the wrong axis."
-        overflow = ("your weights contain NaN or inf at large scores: exp(1000) overflows. Softmax does not change "
-                    "if you subtract the same number from every score of a row; choose that number so that no "
-                    "exponential can overflow.")
-        for shift in (0, x.min(axis=axis, keepdims=True)):  # no shift, or one that leaves exponents above 0
+        overflow = ("your weights contain NaN or inf at large scores: exp(1000) overflows (so does any exponent "
+                    "past about 709). Subtracting one number from every score of a row does not change the softmax, so whatever "
+                    "your code subtracts (if anything) keeps the weights right at ordinary scores; but it leaves "
+                    "exponents above 0, and of those numbers only the row's largest score keeps every one at or "
+                    "below 0.")
+        # no shift, or one that keeps the softmax but leaves exponents above 0: a row's minimum or mean, or the
+        # whole array's
+        for shift in (0, x.min(axis=axis, keepdims=True), x.mean(axis=axis, keepdims=True), x.min(), x.mean()):
             plain = np.exp(x - shift)
             yield plain / plain.sum(axis=axis, keepdims=True), "softmax.no_max_subtraction", overflow
         if x.ndim > 1:

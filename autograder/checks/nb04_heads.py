@@ -42,6 +42,8 @@ MISCONCEPTIONS = {
     "multi_head_attention.merge_without_transpose": "merges the heads with a reshape and no transpose",
     "multi_head_attention.single_head": "ignores num_heads (one head over the full width)",
     "multi_head_attention.mask_ignored": "ignores the mask",
+    "multi_head_attention.mask_inverted": "reads the mask the other way round (True = hidden) inside the heads",
+    "multi_head_attention.merge_interleaved": "merges the heads by interleaving their columns instead of joining them end to end",
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
     "multi_head_attention.values_from_queries": "projects the values from X_q instead of X_kv",
     "multi_head_attention.keys_from_queries": "projects the keys from X_q instead of X_kv",

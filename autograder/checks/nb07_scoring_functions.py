@@ -38,6 +38,7 @@ MISCONCEPTIONS = {
     "score_costs.counts_tanh": "counts the n^2 h tanh evaluations of the additive score as multiply-adds",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
     "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
+    "width_for_budget.precedence": "writes a // b * c for a // (b c): the two operators group from the left",
 }
 checks = CheckList()
 CHECKS = checks
@@ -310,5 +311,11 @@ def _(calls, outcomes):
     if got == without_v and not rounds:
         raise CheckFailed("your additive width does not leave room for every learned part of the score.",
                           "width_for_budget.additive_without_v")
+    # a // b * c groups from the left: the budget halved, then multiplied by the width (plus v's unit)
+    left_to_right = [budget // 2 * d + (1 if kind == "additive" else 0) for kind, d, budget in (c.args for c in calls)]
+    if got == left_to_right:
+        raise CheckFailed("your width grows with the item width d where it should shrink: in Python `//` and `*` bind "
+                          "equally and group from the left, so `a // b * c` divides a by b only and then multiplies "
+                          "by c.", "width_for_budget.precedence")
     raise CheckFailed("`width_for_budget` is off: count the parameters one hidden unit adds, and keep the total "
                       "within the budget.", "wrong_values")
