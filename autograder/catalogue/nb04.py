@@ -522,3 +522,18 @@ def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_project
         source="W_o maps the concatenated heads, h d_v wide, to d_model (Vaswani et al. 2017, §3.2.2: W^O in "
                "R^{h d_v x d_model}); it is square only when h d_v = d_model"),
 ]
+
+# Issue 24 (held-out class): which part of a count is off, named only where no other part gives the same number.
+VARIANTS += [
+    Variant("param_count_key_map_forgotten", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    count = d_model * num_heads * d_k + d_model * num_heads * d_v   # queries and values ... the keys forgotten
+    if output_projection:
+        count += num_heads * d_v * d_model
+    return count
+'''}, misconception="attention_param_count.map_miscounted",
+        source="Vaswani et al. 2017, §3.2.2: each head has its own W^Q, W^K (d_model x d_k) and W^V (d_model x d_v); "
+               "a count that leaves one of them out is a whole map short"),
+]

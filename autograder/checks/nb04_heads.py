@@ -19,6 +19,7 @@ MISCONCEPTIONS = {
     "attention_param_count.times_heads": "multiplies the parameter count by the number of heads",
     "attention_param_count.no_output_projection": "leaves out the output projection W_o",
     "attention_param_count.ignores_flag": "ignores output_projection=False",
+    "attention_param_count.map_miscounted": "leaves out one of the maps, or counts one twice",
     "attention_param_count.widths_swapped": "uses d_v for the query/key maps and d_k for the value map",
     "attention_param_count.square_maps": "counts every map as d_model x d_model, ignoring the per-head widths",
     "attention_param_count.square_output_map": "counts W_o as a square d_model x d_model map, ignoring the width of the merged heads",
@@ -103,12 +104,23 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
     yield right * num_heads, "attention_param_count.times_heads", \
         "your count grows with the number of heads. At a fixed total width the heads share it: " \
         "h heads of width d_model/h hold as many parameters as one head of width d_model."
+    # W_v and W_o always hold as many entries: a count one W_v off is one W_o off, and the messages say both
     if output_projection:
         yield right - wo, "attention_param_count.no_output_projection", \
-            "your count leaves out the output projection W_o, the (heads*d_v) x d_model map that recombines the heads."
+            "your count leaves out the entries of one map of the size of the output projection W_o, the map that " \
+            "recombines the heads: most likely W_o itself (the value map W_v holds as many entries, so a count " \
+            "without W_v gives the same number)."
     else:
         yield right + wo, "attention_param_count.ignores_flag", \
-            "with output_projection=False the output map W_o must not be counted."
+            "with output_projection=False your count still holds the entries of one map of the size of W_o: most " \
+            "likely W_o itself, which must not be counted (a second value map W_v would hold as many)."
+    qk = d_model * num_heads * d_k
+    # one map left out or counted twice (a query or key map, or one of W_o's size); at d_k = d_v every map is as
+    # large, and the two mistakes above are among these: no one of them is named there
+    for extra in (-qk, qk, wo if output_projection else -wo):
+        yield right + extra, "attention_param_count.map_miscounted", \
+            "your count is off by exactly the entries of one map (one left out, or one counted twice): check that " \
+            "each of W_q, W_k and W_v is counted once, and W_o once when output_projection is True."
     if d_k != d_v:
         swapped = d_model * num_heads * (2 * d_v + d_k) + (num_heads * d_k * d_model if output_projection else 0)
         yield swapped, "attention_param_count.widths_swapped", \
@@ -152,8 +164,32 @@ def _judge_counts(calls, outcomes):
     call = calls[off[0]]
     counted = "and of W_o" if call.kwargs.get("output_projection", True) else \
         "only: with output_projection=False, W_o is not part of the count"
-    raise CheckFailed(f"`{call.describe()}` is off (by {int(got[off[0]] - right[off[0]]):+d}): count the entries of W_q, W_k, "
-                      f"W_v (d_model rows each) {counted}.", "wrong_values")
+    raise CheckFailed(f"`{call.describe()}` is off (by {int(got[off[0]] - right[off[0]]):+d}){_off_term(calls, got, right, off)}: "
+                      f"count the entries of W_q, W_k, W_v (d_model rows each) {counted}.", "wrong_values")
+
+
+#: The parts of the count a difference may be a whole number of, by name: the maps of each part hold the same
+#: number of entries (W_v and W_o always do).
+COUNT_PARTS = (("the query and key maps (W_q, W_k)", lambda d_model, h, d_k, d_v: d_model * h * d_k),
+               ("the value map W_v (or W_o, which holds as many)", lambda d_model, h, d_k, d_v: d_model * h * d_v))
+
+
+def _off_term(calls, got, right, off) -> str:
+    """Where every wrong count is off by the same whole number of one part's maps, and of no other part's: that part,
+    in words (which part the student should recount); else nothing."""
+    fitting = None
+    for i in off:
+        d_model, h = calls[i].args[:2]
+        d_k = calls[i].kwargs.get("d_k") or d_model // h
+        d_v = calls[i].kwargs.get("d_v") or d_model // h
+        here = {(name, k) for name, size in COUNT_PARTS for k in (-2, -1, 1, 2)
+                if got[i] - right[i] == k * size(d_model, h, d_k, d_v)}
+        fitting = here if fitting is None else fitting & here
+    if fitting is None or len(fitting) != 1:
+        return ""
+    name, k = fitting.pop()
+    return (f", at every input where it is off, by {abs(k)} {'map' if abs(k) == 1 else 'maps'} the size of one of "
+            f"{name}: {'one too many' if k == 1 else 'too many' if k > 0 else 'missing'}")
 
 
 @checks.add("attention_param_count", "seed_example", "the seeds' layer: width 512, 8 heads of 64, and one head of 512",
