@@ -527,3 +527,14 @@ def scaled_dot_product_attention(Q, K, V):
         source="the divisor is sqrt(d_k) of the inputs at hand (Vaswani et al. 2017, eq. 1); a literal 2 is "
                "sqrt(4) and, on an input with 4 queries, keys or values, equals the square root of that size too"),
 ]
+
+VARIANTS += [
+    Variant("jacobian_of_log_softmax", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    n = p.shape[0]
+    return np.identity(n) - np.tile(p, (n, 1))   # d log p_i / d x_j
+'''}, misconception="softmax_jacobian.log_softmax",
+        source="the gradient of the log-softmax, delta_ij - p_j (used with the cross-entropy loss), is not the "
+               "Jacobian of the softmax itself, which carries a factor p_i (Bishop, PRML, eq. 4.106)"),
+]

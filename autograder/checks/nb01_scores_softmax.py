@@ -23,6 +23,7 @@ MISCONCEPTIONS = {
     "weighted_average.transposed_weights": "uses the weights' columns (the transposed table) instead of their rows",
     "weighted_average.sums_over_width": "adds the weighted products over the value width instead of over the keys",
     "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
+    "weighted_average.sums_over_queries": "adds the weighted values over the queries instead of over the keys (one row per key)",
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
     "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "weighted_average.batched_transpose": "`.T` on batched weights or values reverses the batch axes too",
@@ -146,6 +147,11 @@ def _softmax_candidates(x, axis=-1):
         if not last:  # normalising along -1 here is ignoring `axis`, not the axis mistake of a plain softmax
             yield ref.softmax(x, axis=-1), "softmax.ignores_axis", \
                 "you normalised along the last axis although the call asked for another `axis`."
+            for shift in (x.max(axis=axis, keepdims=True), 0):  # the shift follows `axis`, the total does not
+                e_axis = np.exp(x - shift)
+                yield e_axis / e_axis.sum(axis=-1, keepdims=True), "softmax.ignores_axis", \
+                    ("your totals are taken along the last axis although the call asked for another `axis`: the "
+                     "exponentials are divided by a total along the wrong axis, so they sum to 1 along neither.")
         else:
             for other in range(x.ndim - 1):  # down the columns, or along a batch axis
                 where = "down the columns" if other == x.ndim - 2 else f"along axis {other}, a batch axis"
@@ -418,6 +424,10 @@ SUMMED_WIDTH = ("you added the products weight x value entry over the entries of
                 "values of every key.")
 
 
+SUMMED_QUERIES = ("you added the weighted values over the queries (the rows of the weights) instead of over the "
+                  "keys: each query's output is its own weighted mix of the values, one row per query.")
+
+
 def _judge_average(call, outcome, what="your output"):
     weights, V = call.args
     batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
@@ -426,6 +436,10 @@ def _judge_average(call, outcome, what="your output"):
     summed_width = weights * V.sum(axis=-1)[..., None, :]  # every weight times its value's total: one per key
     if out.shape == summed_width.shape and n_k != d_v and expect.allclose(out, summed_width, *expect.tolerances(out.dtype)):
         raise CheckFailed(f"{what} has shape {out.shape}, one number per key: {SUMMED_WIDTH}", "weighted_average.sums_over_width")
+    summed_queries = weights.sum(axis=-2)[..., :, None] * V  # each value times its weights' total over the queries
+    if out.shape == summed_queries.shape and expect.allclose(out, summed_queries, *expect.tolerances(out.dtype)):
+        raise CheckFailed(f"{what} has shape {out.shape}, one row per key: {SUMMED_QUERIES}",
+                          "weighted_average.sums_over_queries")
     expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
         (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul)."),

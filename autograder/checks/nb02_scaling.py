@@ -41,6 +41,7 @@ MISCONCEPTIONS = {
     "softmax_jacobian.off_diagonal_sign": "the off-diagonal entries have the wrong sign",
     "softmax_jacobian.no_diag": "keeps only the shared-denominator part: a score's effect on its own weight is missing",
     "softmax_jacobian.delta_as_one": "the Kronecker delta read as 1 off the diagonal too",
+    "softmax_jacobian.log_softmax": "the Jacobian of log p (of the log-softmax) instead of p",
     "attention.softmax_wrong_axis": "softmax over another axis than the key axis (the query axis, or a batch axis)",
     "attention.k_not_transposed": "multiplies Q by K as it is, without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
@@ -379,6 +380,10 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- softmax_jacobian
+LOG_SOFTMAX = ("your Jacobian is that of log p, the log of the weights: row i of the softmax's own Jacobian carries "
+               "a factor p_i that yours lacks (the derivative of p_i, not of log p_i).")
+
+
 def _jacobian_diagnoses(p):
     outer = np.outer(p, p)
     off_positive = outer.copy()
@@ -405,6 +410,8 @@ def _jacobian_diagnoses(p):
          "your Jacobian keeps only the part that comes from the shared denominator: a score also moves its own "
          "weight through its own exponential, which your diagonal leaves out."),
         (p[:, None] * (1 - p[None, :]), "softmax_jacobian.delta_as_one", delta_as_one),
+        (np.eye(len(p)) - p[None, :], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
+        (np.eye(len(p)) - p[:, None], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
         (p[None, :] * (1 - p[:, None]), "softmax_jacobian.delta_as_one", delta_as_one),
     ]
 

@@ -21,6 +21,9 @@ MISCONCEPTIONS = {
     "causal_mask.bottom_right": "bottom-right aligned causal mask (the last query sees every key)",
     "causal_mask.not_bool": "returns numbers (0/1) instead of booleans",
     "causal_mask.square_only": "ignores n_k (always square)",
+    "causal_mask.transposed": "the mask transposed: one row per key instead of per query",
+    "padding_mask.width_from_lengths": "sizes the mask by the longest sequence instead of the padded length n_k",
+    "mask.output_unmasked": "right weights, but the output is computed from the weights before masking",
     "padding_mask.wrong_axis": "hides padded queries instead of padded keys",
     "padding_mask.no_query_axis": "shape (batch, n_k) without the query axis: broadcasts the batch against the queries",
     "padding_mask.off_by_one": "off by one: keeps (or hides) the key at position `length`",
@@ -46,11 +49,19 @@ CHECKS = checks
 
 
 # ---------------------------------------------------------------- causal_mask
+CAUSAL_TRANSPOSED = ("your mask is the causal mask transposed: one row per key and one column per query. Rows are the "
+                     "queries (n_q of them), columns the keys, and row i allows the keys up to i.")
+
+
 def _judge_causal(call, outcome):
     n_q = call.args[0]
     n_k = call.args[1] if len(call.args) > 1 else n_q
     what = f"`{call.describe()}`"
     got = expect.array(outcome, call, what)
+    if n_q != n_k and got.shape == (n_k, n_q) and set(np.unique(got)) <= {0, 1} \
+            and np.array_equal(got.astype(bool).T, ref.causal_mask(n_q, n_k)):
+        raise CheckFailed(f"{what} has shape {got.shape}, expected ({n_q}, {n_k}) = (n_q, n_k): {CAUSAL_TRANSPOSED}",
+                          "causal_mask.transposed")
     expect.shape(got, (n_q, n_k), what, " = (n_q, n_k)", diagnoses=[
         ((n_q, n_q), "causal_mask.square_only", "you ignored n_k: there can be more or fewer keys than queries."),
     ])
@@ -66,6 +77,7 @@ def _judge_causal(call, outcome):
             (~want, "causal_mask.inverted",
              "True marks the hidden keys: in this course (as in PyTorch's and JAX's boolean masks) True means "
              "*may attend*."),
+            (want.T if n_q == n_k else None, "causal_mask.transposed", CAUSAL_TRANSPOSED),  # square: it is np.triu too
             (np.triu(np.ones((n_q, n_k), bool)), "causal_mask.inverted",
              "True marks the upper triangle (the later keys, and the diagonal): in this course True means *may "
              "attend*, so query i sees keys 0..i, itself included."),
@@ -75,7 +87,7 @@ def _judge_causal(call, outcome):
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
              "sees keys 0..i, whatever n_k is (the diagonal starts at entry (0, 0), not at the last query's corner)."),
-        ) if as_bool is not None and np.array_equal(as_bool, candidate)]
+        ) if as_bool is not None and candidate is not None and np.array_equal(as_bool, candidate)]
         if len({m for m, _ in matching}) == 1:  # a 1 x 1 mask without its diagonal is also the inverted one
             raise CheckFailed(matching[0][1], matching[0][0])
         raise CheckFailed(f"{what} is wrong: query i may attend key j exactly when j <= i.", "wrong_values")
@@ -113,6 +125,9 @@ def _judge_padding(call, outcome):
         ((batch, n_k, 1), "padding_mask.wrong_axis",
          "the padding axis is the key axis: the mask must be (batch, 1, n_k) so that every query skips the padded "
          "keys."),
+        *([((batch, 1, int(lengths.max())), "padding_mask.width_from_lengths",
+             "your mask has one column per position of the longest sequence: it needs n_k columns, the padded length "
+             "passed in, which may be longer than every sequence.")] if lengths.size and lengths.max() != n_k else []),
         ((batch, n_k), "padding_mask.no_query_axis",
          "keep a middle axis of length 1, (batch, 1, n_k): without it the batch axis would broadcast against the "
          "query axis of the scores (batch, n_q, n_k)."),
@@ -194,6 +209,9 @@ def _judge_apply(call, outcome, what="your masked scores"):
             (np.where(mask.astype(bool), scores, -np.inf), "mask.float_as_bool",
              "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scores instead "
              "of reading it as True/False."),
+            (np.where(mask == 0, scores, -np.inf), "mask.float_as_bool",
+             "a floating mask is an additive bias: you read it as keep (0) or hide (anything else), so a finite bias "
+             "hid a key it should only have moved. Add the mask to the scores."),
             (scores, "mask.float_ignored", "you ignored the floating mask: add it to the scores."),
         ]
     expect.close(got, want, what, dtype=scores.dtype, diagnoses=diagnoses,
@@ -285,6 +303,12 @@ def _judge_masked(call, outcome, what=""):
     out, weights = expect.pair(outcome, call)
     ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
     rtol, atol = expect.tolerances(np.result_type(Q, K, V))
+    if weights.shape == ref_w.shape and out.shape == ref_out.shape and expect.allclose(weights, ref_w, rtol, atol) \
+            and not expect.allclose(out, ref_out, rtol, atol) \
+            and expect.allclose(out, ref.scaled_dot_product_attention(Q, K, V)[0], rtol, atol):
+        raise CheckFailed("your weights are right, but your output is the values mixed with the weights before the "
+                          "mask (every key counted): the output uses the masked weights you return.",
+                          "mask.output_unmasked")
     if weights.shape == ref_w.shape and not expect.allclose(weights, ref_w, rtol, atol):
         empty = ~(np.broadcast_to(ref_w, ref_w.shape).sum(axis=-1) > 0)  # fully masked rows
         nan = np.isnan(weights).any(axis=-1)

@@ -18,6 +18,7 @@ MISCONCEPTIONS = {
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
     "self_attention.causal_inverted": "negates the causal mask: position i reads only the later positions j > i",
+    "self_attention.causal_not_bool": "builds the causal mask of numbers (0/1): added as a bias, it hides nothing",
     "self_attention.mask_size_from_width": "sizes the causal mask with X.shape[-1], the width, not the number of positions",
     "self_attention.mask_size_from_batch": "sizes the causal mask with len(X) (X.shape[0]), the batch size of a "
                                            "batched X, instead of the number of positions",
@@ -61,6 +62,9 @@ def _self_diagnoses(call):
                 "your causal mask is negated: position i reads only the later positions j > i (and the last one " \
                 "reads nothing). In this course True means *may attend*, and a causal mask marks the keys a query may "\
                 "read: negating it hides exactly those."
+        yield ref.multi_head_attention(*args, mask=ref.causal_mask(n).astype(X.dtype)), "self_attention.causal_not_bool", \
+            "your causal mask holds numbers (0 and 1), not booleans: a floating mask is an additive bias, so it adds 1 " \
+            "to the allowed scores and hides nothing. A mask that hides keys is boolean (True = may attend)."
     else:
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "self_attention.causal_always", \
             "with causal=False (the default) every position reads every position; your answer applies the causal mask anyway."
