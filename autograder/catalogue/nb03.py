@@ -472,3 +472,13 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
         source="Vaswani et al. 2017, §3.2.3: the mask acts inside the softmax, before the weights meet V; an output "
                "computed before masking lets every query read the hidden keys"),
 ]
+
+VARIANTS += [
+    Variant("causal_sizes_swapped", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_k, n_q), dtype=bool))   # "keys by queries"
+'''}, misconception="causal_mask.transposed",
+        source="the course's masks are (n_q, n_k), one row per query (PyTorch's attn_mask is (L, S), L the target "
+               "length); a mask shaped (n_k, n_q) is right only when the two lengths agree"),
+]

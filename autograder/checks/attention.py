@@ -159,8 +159,8 @@ def shifted_softmax_candidates(scores, mask=None):
 def effective_divisor(raw, weights, mask=None, tol=(1e-7, 1e-10)):
     """The number ``c`` such that ``weights`` are the softmax of ``raw / c`` (masked as ``mask`` says), or None.
 
-    Within a row, log(weights) is raw / c (plus what a floating mask adds) up to a constant, so ``1 / c`` is the slope of log(weights) against
-    the raw scores (least squares over every row, each centred). The fit counts only when the softmax of
+    Within a row, log(weights) is raw / c (plus what a floating mask adds) up to a constant, so ``1 / c`` is the
+    slope of log(weights) against the raw scores (least squares over every row, each centred). The fit counts only when the softmax of
     ``raw / c`` gives the weights back within ``tol``: a wrong divisor of any kind (sqrt(d_model), 2 sqrt(d_k),
     d_k / 2, ...) shows as itself, and anything else (weights that do not sum to 1, another axis) fits nothing.
     """
@@ -353,7 +353,9 @@ def judge_divisor(calls, outcomes, failure: CheckFailed) -> None:
     when ``failure`` is not of that kind (the caller raises it)."""
     if failure.misconception not in (*DIVISOR_MISCONCEPTIONS, "wrong_values"):
         return
-    divisors = [_divisor(call, outcome) for call, outcome in zip(calls, outcomes)]
+    read = [(call, _divisor(call, outcome)) for call, outcome in zip(calls, outcomes)]
+    read = [(call, c) for call, c in read if c is None or not math.isnan(c)]  # calls where a divisor shows
+    calls, divisors = [call for call, _ in read], [c for _, c in read]
     widths = [call.args[0].shape[-1] for call in calls]
     if None in divisors or all(math.isclose(c, math.sqrt(d), rel_tol=1e-5) for c, d in zip(divisors, widths)):
         if failure.misconception == "wrong_values":
@@ -400,7 +402,9 @@ def judge_attentions(calls, outcomes, graded, judge=None):
 
 
 def _divisor(call, outcome):
-    """The number the answer divides the raw scores by at ``call`` (sqrt(d_k) when it is right), or None."""
+    """The number the answer divides the raw scores by at ``call`` (sqrt(d_k) when it is right), None when its
+    weights are not the softmax of those scores over one number, NaN when no divisor would show at ``call`` (no
+    query has two keys to weigh: every row has one allowed key at most)."""
     Q, K, V = call.args[:3]
     mask = call.kwargs.get("mask")
     try:
@@ -410,6 +414,9 @@ def _divisor(call, outcome):
     dtype = np.result_type(Q, K, V)
     rtol, atol = expect.tolerances(dtype)
     ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    allowed = np.isfinite(ref.apply_mask(np.zeros(ref_w.shape), mask)) if mask is not None else np.ones(ref_w.shape, bool)
+    if not (allowed.sum(axis=-1) >= 2).any():
+        return math.nan
     if expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol):
         return math.sqrt(Q.shape[-1])
     divisor = effective_divisor(Q @ np.swapaxes(K, -1, -2), weights, mask, (rtol, atol))

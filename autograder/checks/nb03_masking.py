@@ -21,7 +21,7 @@ MISCONCEPTIONS = {
     "causal_mask.bottom_right": "bottom-right aligned causal mask (the last query sees every key)",
     "causal_mask.not_bool": "returns numbers (0/1) instead of booleans",
     "causal_mask.square_only": "ignores n_k (always square)",
-    "causal_mask.transposed": "the mask transposed: one row per key instead of per query",
+    "causal_mask.transposed": "one row per key instead of per query (the mask transposed, or its sizes swapped)",
     "padding_mask.width_from_lengths": "sizes the mask by the longest sequence instead of the padded length n_k",
     "mask.output_unmasked": "right weights, but the output is computed from the weights before masking",
     "padding_mask.wrong_axis": "hides padded queries instead of padded keys",
@@ -58,10 +58,13 @@ def _judge_causal(call, outcome):
     n_k = call.args[1] if len(call.args) > 1 else n_q
     what = f"`{call.describe()}`"
     got = expect.array(outcome, call, what)
-    if n_q != n_k and got.shape == (n_k, n_q) and set(np.unique(got)) <= {0, 1} \
-            and np.array_equal(got.astype(bool).T, ref.causal_mask(n_q, n_k)):
-        raise CheckFailed(f"{what} has shape {got.shape}, expected ({n_q}, {n_k}) = (n_q, n_k): {CAUSAL_TRANSPOSED}",
-                          "causal_mask.transposed")
+    if n_q != n_k and got.shape == (n_k, n_q) and set(np.unique(got)) <= {0, 1}:
+        for layout, message in ((ref.causal_mask(n_q, n_k).T, CAUSAL_TRANSPOSED),
+                                (ref.causal_mask(n_k, n_q), "your mask is a causal mask with its sizes swapped: n_k rows "
+                                                            "and n_q columns. Rows are the queries, columns the keys.")):
+            if np.array_equal(got.astype(bool), layout):
+                raise CheckFailed(f"{what} has shape {got.shape}, expected ({n_q}, {n_k}) = (n_q, n_k): {message}",
+                                  "causal_mask.transposed")
     expect.shape(got, (n_q, n_k), what, " = (n_q, n_k)", diagnoses=[
         ((n_q, n_q), "causal_mask.square_only", "you ignored n_k: there can be more or fewer keys than queries."),
     ])
