@@ -538,3 +538,12 @@ def softmax_jacobian(p):
         source="the gradient of the log-softmax, delta_ij - p_j (used with the cross-entropy loss), is not the "
                "Jacobian of the softmax itself, which carries a factor p_i (Bishop, PRML, eq. 4.106)"),
 ]
+VARIANTS += [
+    Variant("leading_weight_argmax", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    weights = softmax(raw / math.sqrt(width) if scaled else raw)
+    return float(weights.argmax())   # "the leading weight"
+'''}, misconception="leading_weight.returns_index",
+        source="numpy's argmax returns the index of the largest entry (numpy docs, numpy.argmax), max its value"),
+]

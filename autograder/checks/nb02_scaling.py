@@ -33,6 +33,7 @@ MISCONCEPTIONS = {
     "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
     "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
     "leading_weight.scaled_by_width": "divides by the width instead of its square root",
+    "leading_weight.returns_index": "returns where the largest weight is (its index) instead of the weight",
     "leading_weight.raw_not_grown": "takes (2, 1, 0) as the raw scores at every width (they grow as sqrt(width))",
     "softmax_jacobian.sign": "the sign of the whole Jacobian is flipped",
     "softmax_jacobian.diagonal_only": "only the diagonal is filled in; the off-diagonal entries are 0",
@@ -321,6 +322,11 @@ def _flag_mistake(calls, outcomes, scaled):
     return None
 
 
+def _leading_position(width, scaled) -> int:
+    """Where the largest weight is: the key of the largest raw score, at every width and flag."""
+    return int(np.argmax(ref.softmax(np.array([2.0, 1.0, 0.0]) * (1 if scaled else math.sqrt(width)))))
+
+
 def _leading(scores) -> float:
     return float(ref.softmax(np.asarray(scores, dtype=float)).max())
 
@@ -347,6 +353,13 @@ def _judge_leading(calls, outcomes, scaled):
         if not math.isfinite(got):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
                               "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
+        positions = [_number_or_none(o) for o in outcomes]
+        if None not in positions and all(p == _leading_position(c.args[0], c.kwargs["scaled"])
+                                          for p, c in zip(positions, calls)):
+            raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` returned {got:g}, at every width and "
+                              "flag the position of the largest weight among the three keys (counted from 0), not the "
+                              "weight itself: return the largest softmax weight, a fraction.",
+                              "leading_weight.returns_index")
         for other_call, other in zip(calls, outcomes):  # a flag or curve compared only between weights
             if _number_or_none(other) is not None:
                 expect.weight_kind(other, other_call, f"`leading_weight({other_call.args[0]!r}, "
