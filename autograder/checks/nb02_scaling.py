@@ -16,13 +16,13 @@ TASKS = ["score_variance", "scale_scores", "leading_weight", "softmax_jacobian",
          "STOP_AND_TRY_SCORES", "STOP_AND_TRY_WEIGHTS", "STOP_AND_TRY_LARGEST", "STOP_AND_TRY_REASON"]
 GIVEN = ["dot_product", "attention_scores", "softmax", "weighted_average"]  # built in 01
 MISCONCEPTIONS = {
-    "score_variance.std_not_variance": "returns the standard deviation (sqrt(d_k)) instead of the variance",
+    "score_variance.std_not_variance": "returns the standard deviation of the scores instead of their variance",
     "score_variance.no_sum": "about 1: the variance of one product q_i k_i instead of the raw sum of d_k products",
     "score_variance.scaled_scores": "about 1: the variance of the scaled scores (divided by sqrt(d_k)) instead of "
                                     "the raw ones",
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
     "score_variance.not_standard_normal": "draws the entries of q and k from another distribution than the standard "
-                                          "normal: the variance is a multiple of d_k other than d_k",
+                                          "normal (mean 0, variance 1) that the argument assumes",
     "scale.none": "the scores are not scaled",
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
     "scale.multiplies": "multiplies by sqrt(d_k) instead of dividing",
@@ -34,7 +34,7 @@ MISCONCEPTIONS = {
     "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
     "leading_weight.scaled_by_width": "divides by the width instead of its square root",
     "leading_weight.returns_index": "returns where the largest weight is (its index) instead of the weight",
-    "leading_weight.raw_not_grown": "takes (2, 1, 0) as the raw scores at every width (they grow as sqrt(width))",
+    "leading_weight.raw_not_grown": "takes (2, 1, 0) as the raw scores at every width, as if they did not grow with it",
     "softmax_jacobian.sign": "the sign of the whole Jacobian is flipped",
     "softmax_jacobian.diagonal_only": "only the diagonal is filled in; the off-diagonal entries are 0",
     "softmax_jacobian.no_outer": "leaves out the dependence of each weight on the other scores (the shared denominator)",

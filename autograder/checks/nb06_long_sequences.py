@@ -15,7 +15,7 @@ GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask
 MISCONCEPTIONS = {
     "TABLE_BYTES.one_head": "counts the table of one head instead of all 8",
     "TABLE_BYTES.float64": "counts 8 bytes per weight (float64) instead of 4 (float32)",
-    "TABLE_BYTES.linear_in_n": "counts n weights per head instead of n x n",
+    "TABLE_BYTES.linear_in_n": "counts a number of weights per head that grows like n, not a whole table",
     "TABLE_BYTES.megabytes": "gives the count in megabytes (or MiB) instead of bytes",
     "TABLE_BYTES.bits": "counts bits instead of bytes",
     "TABLE_BYTES.numbers_not_bytes": "counts the weights instead of their bytes",

@@ -35,7 +35,7 @@ MISCONCEPTIONS = {
     "score_costs.pairs_at_input_width": "counts d multiply-adds per pair for the projected scores instead of h",
     "score_costs.swapped_pair": "returns (multiply_adds, parameters) instead of (parameters, multiply_adds)",
     "score_costs.bilinear_per_pair": "recomputes W k for every query-key pair",
-    "score_costs.counts_tanh": "counts the n^2 h tanh evaluations of the additive score as multiply-adds",
+    "score_costs.counts_tanh": "counts the tanh evaluations of the additive score as multiply-adds",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
     "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
     "width_for_budget.precedence": "writes a // b * c for a // (b c): the two operators group from the left",
