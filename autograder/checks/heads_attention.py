@@ -205,6 +205,26 @@ def _weights_property(weights, ref_w, mask, dtype, args) -> str:
            "of a head."
 
 
+def nan_where(out, weights, ref_w, empty_message: str, what="your attention") -> None:
+    """Fail when the output or the weights hold NaN: with ``empty_message`` (a query with no allowed key) only where
+    the NaN is in such queries alone; otherwise saying which query with an allowed key has it."""
+    nan_w = np.isnan(weights).any(axis=-1) if weights.shape == ref_w.shape else np.zeros(ref_w.shape[:-1], bool)
+    nan_out = np.isnan(out).any(axis=-1) if out.shape[:-1] == ref_w.shape[:-3] + ref_w.shape[-2:-1] else None
+    if not (nan_w.any() or (nan_out is not None and nan_out.any()) or np.isnan(out).any()):
+        return
+    empty = ~(ref_w.sum(axis=-1) > 0).any(axis=-2)  # (..., n_q): queries with no allowed key in any head
+    queries = nan_w.any(axis=-2) | (nan_out if nan_out is not None else False)
+    live = queries & ~empty
+    if not live.any() and (queries & empty).any():
+        raise CheckFailed(empty_message, "nan")
+    if not live.any():  # the NaN cannot be placed on a query (an output of another shape)
+        raise CheckFailed(f"{what} gave NaN, where every value should be a number.", "nan")
+    where = tuple(int(i) for i in np.argwhere(live)[0])
+    at = f"query {where[-1]}" + (f" of batch entry {where[:-1]}" if len(where) > 1 else "")
+    raise CheckFailed(f"{what} gave NaN at {at}, a query with allowed keys: look in your computation for a division "
+                      "by a total that is 0, or an operation on inf (inf - inf, 0 x inf).", "nan")
+
+
 def _head_divisor(weights, args, mask, dtype):
     """The one number the answer divides every head's raw scores by (:func:`.attention.effective_divisor`), when it is
     not the head's sqrt(d_k); None when the weights are not the softmax of those scores over one number."""

@@ -8,7 +8,7 @@ import attention_ref as ref
 
 from . import batching, expect, signature
 from .core import Call, CheckFailed, CheckList
-from .heads_attention import KEYS_FROM_QUERIES, _mha_args, _mha_call, headless, judge_mha, mha_variant  # noqa: F401 (05 imports them from here)
+from .heads_attention import KEYS_FROM_QUERIES, _mha_args, _mha_call, headless, judge_mha, mha_variant, nan_where  # noqa: F401 (05 imports them from here)
 
 ASSIGNMENT = "04_heads"
 TASKS = ["project", "attention_param_count", "split_heads", "merge_heads", "multi_head_attention"]
@@ -395,9 +395,9 @@ def _(calls, outcomes):
     args, mask = call.args, call.kwargs["mask"]
     _raised_mistake(calls, outcomes)
     out, weights = expect.pair(outcomes[0], call)
-    if np.isnan(out).any() or np.isnan(weights).any():
-        raise CheckFailed("a query whose keys are all masked gave NaN: its weights and output should be zeros "
-                          "(the given scaled_dot_product_attention guards that row).", "nan")
+    nan_where(out, weights, ref.multi_head_attention(*args, mask=mask)[1],
+              "a query whose keys are all masked gave NaN (and only such a query): its weights and output should be "
+              "zeros (the given scaled_dot_product_attention guards that row).")
     judge_mha(call, outcomes[0], args, mask)
 
 

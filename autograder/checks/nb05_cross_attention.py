@@ -7,7 +7,7 @@ import attention_ref as ref
 
 from . import expect, signature
 from .core import Call, CheckFailed, CheckList
-from .nb04_heads import _mha_args, judge_mha, mha_variant
+from .nb04_heads import _mha_args, judge_mha, mha_variant, nan_where
 
 ASSIGNMENT = "05_cross_attention"
 TASKS = ["self_attention", "cross_attention"]
@@ -294,9 +294,12 @@ def _(calls, outcomes):
 def _(calls, outcomes):
     call = calls[0]
     out, weights = expect.pair(outcomes[0], call)
-    if np.isnan(out).any() or np.isnan(weights).any():
-        raise CheckFailed("a sequence whose source is all padding gave NaN: every key of its queries is masked, "
-                          "so its weights and output should be zeros (the 0/0 guard of a fully masked row).", "nan")
+    X_dec, X_enc, W_q, W_k, W_v, W_o, h = call.args
+    mask = ref.padding_mask(call.kwargs["enc_lengths"], X_enc.shape[-2])
+    nan_where(out, weights, ref.multi_head_attention(*call.args, mask=mask)[1],
+              "a sequence whose source is all padding gave NaN (and only such a sequence): every key of its queries is "
+              "masked, so its weights and output should be zeros (the 0/0 guard of a fully masked row).",
+              "your cross-attention")
     _judge_cross(call, outcomes[0])
 
 

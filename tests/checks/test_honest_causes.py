@@ -90,3 +90,16 @@ def test_a_count_message_agrees_with_the_calls_arguments():
                        count_off_by_one_without_w_o, 0)
     assert not verdict.passed and "output_projection=False" in verdict.message
     assert "and of W_o" not in verdict.message and "W_o is not part of the count" in verdict.message
+
+
+def mha_nan_in_first_query(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    out, weights = ref.multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+    out = out.copy()
+    out[..., 0, :] = np.nan  # query 0 has allowed keys in the mask check (its row of the causal mask holds key 0)
+    return out, weights
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_multi_head_nan_is_blamed_on_a_fully_masked_query_only_where_it_is_there_alone(seed):
+    verdict = _verdict("multi_head_attention_mask", "multi_head_attention", mha_nan_in_first_query, seed)
+    assert not verdict.passed and "all masked" not in verdict.message and "query 0" in verdict.message, verdict
