@@ -80,3 +80,14 @@ VARIANTS += [
             correct=True),
     Variant("concepts_02_list", "02_scaling", "CONCEPTS_02", {"CONCEPTS_02": 'CONCEPTS_02 = ["a"]'}, correct=True),
 ]
+
+# Issue 24 (held-out class): the asymmetry of the maps' product instead of the scores'.
+VARIANTS += [
+    Variant("score_asymmetry_of_the_maps", "04_heads", "score_asymmetry", {"score_asymmetry": '''
+def score_asymmetry(X, W_q, W_k):
+    A = np.asarray(W_q) @ np.asarray(W_k).T      # "the learned relation between features"
+    return float(np.max(np.abs(A - A.T)))
+'''}, misconception="score_asymmetry.maps_not_scores",
+            source="seed 000: the scores are q_i . k_j = x_i W_q (x_j W_k)^T; the question is about the scores of the "
+                   "positions, not about the d x d product of the maps"),
+]

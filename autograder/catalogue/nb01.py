@@ -382,3 +382,33 @@ def attention_scores(Q, K):
         source="einsum subscripts without `...` fit one number of axes only (numpy docs of np.einsum: 'To enable "
                "and control broadcasting, use an ellipsis')"),
 ]
+
+# Issue 24 (held-out class): a shift before the exp that keeps the softmax but not the exponents at or below 0.
+VARIANTS += [
+    Variant("softmax_shift_by_mean", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.mean(axis=axis, keepdims=True))   # "centre the scores" before the exp
+    return e / e.sum(axis=axis, keepdims=True)
+'''}, misconception="softmax.no_max_subtraction",
+        source="CS231n notes, 'Practical issues: Numeric stability': any constant may be subtracted, and the row "
+               "maximum is the one that keeps every exponent at or below 0; a row's mean leaves half of them above"),
+]
+
+VARIANTS += [
+    Variant("wavg_sum_over_queries", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    weights, V = np.asarray(weights), np.asarray(V)
+    return np.einsum("...qk,...kd->...kd", weights, V)   # the sum runs over q: one row per key
+'''}, misconception="weighted_average.sums_over_queries",
+        source="einsum drops the indices missing from the output and sums over them (numpy docs, numpy.einsum); "
+               "'...qk,...kd->...kd' keeps k and sums over q, where attention's output keeps q (Vaswani et al. 2017, eq. 1)"),
+    Variant("softmax_total_on_last_axis", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)   # the total of each row of keys
+'''}, misconception="softmax.ignores_axis",
+        source="a softmax along `axis` divides by the total along that same axis (numpy docs, scipy.special.softmax); "
+               "a total fixed to the last axis is right only for axis=-1"),
+]

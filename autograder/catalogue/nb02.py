@@ -510,3 +510,40 @@ def scaled_dot_product_attention(Q, K, V):
         source="a softmax temperature folded into the divisor; scaled dot-product attention divides by sqrt(d_k) "
                "alone (Vaswani et al. 2017, eq. 1)"),
 ]
+# Issue 24 (held-out class): a divisor written as a literal number, right at one key width only. Named as a fixed
+# number from inputs whose sizes all differ (attention.scale_probe), never as the size it equals on one input.
+VARIANTS += [
+    Variant("scale_by_literal_two", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.asarray(scores) / 2   # sqrt(4) worked out by hand for d_k = 4
+'''}, misconception="scale.fixed_divisor",
+        source="the divisor is sqrt(d_k) of the inputs at hand (Vaswani et al. 2017, eq. 1); a number worked out "
+               "for one width is right at that width only"),
+    Variant("sdpa_divisor_literal_two", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    weights = softmax(attention_scores(Q, K) / 2)   # sqrt(d_k) for d_k = 4, worked out once
+    return weighted_average(weights, V), weights
+'''}, misconception="scale.fixed_divisor",
+        source="the divisor is sqrt(d_k) of the inputs at hand (Vaswani et al. 2017, eq. 1); a literal 2 is "
+               "sqrt(4) and, on an input with 4 queries, keys or values, equals the square root of that size too"),
+]
+
+VARIANTS += [
+    Variant("jacobian_of_log_softmax", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    n = p.shape[0]
+    return np.identity(n) - np.tile(p, (n, 1))   # d log p_i / d x_j
+'''}, misconception="softmax_jacobian.log_softmax",
+        source="the gradient of the log-softmax, delta_ij - p_j (used with the cross-entropy loss), is not the "
+               "Jacobian of the softmax itself, which carries a factor p_i (Bishop, PRML, eq. 4.106)"),
+]
+VARIANTS += [
+    Variant("leading_weight_argmax", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    weights = softmax(raw / math.sqrt(width) if scaled else raw)
+    return float(weights.argmax())   # "the leading weight"
+'''}, misconception="leading_weight.returns_index",
+        source="numpy's argmax returns the index of the largest entry (numpy docs, numpy.argmax), max its value"),
+]

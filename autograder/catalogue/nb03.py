@@ -400,3 +400,85 @@ def causal_mask(n_q, n_k=None):
         source="a causal mask lets query i see keys 0..i (Vaswani et al. 2017, §3.2.3: 'prevent positions from "
                "attending to subsequent positions'); an offset of one lets every query see the next key"),
 ]
+
+# Issue 24 (held-out classes): a literal divisor under a mask (named a fixed number, never the size it equals on one
+# input), and a renormalisation after the given softmax that divides a fully masked row's zeros by their total.
+VARIANTS += [
+    Variant("sdpa_masked_divisor_literal_two", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = attention_scores(Q, K) / 2.0   # "sqrt(d_k)" worked out for d_k = 4
+    if mask is not None:
+        scores = apply_mask(scores, mask)
+    weights = softmax(scores)
+    return weighted_average(weights, V), weights
+'''}, misconception="scale.fixed_divisor",
+        source="the divisor is sqrt(d_k) of the inputs at hand (Vaswani et al. 2017, eq. 1); a literal 2 equals "
+               "sqrt(d_v) where d_v = 4, and sqrt(n_q) where n_q = 4"),
+    Variant("sdpa_renormalise_masked_softmax", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(APPLY, weights=(
+            "softmax(scores, axis=-1)\n"
+            "    weights = weights / weights.sum(axis=-1, keepdims=True)   # make sure every row sums to 1"))},
+        misconception="mask.fully_masked_nan",
+        source="pytorch/pytorch issue #41508 (NaN for fully masked rows): a row with no allowed key has weights "
+               "0 and total 0, and a renormalisation divides 0 by 0"),
+]
+
+# Issue 24 (held-out class): a Python slip, named by its error wherever it happens (expect.value).
+VARIANTS += [
+    Variant("sdpa_if_mask_truth", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = scale_scores(attention_scores(Q, K), np.shape(Q)[-1])
+    if mask:   # "was a mask given?" asked of the array itself
+        scores = apply_mask(scores, mask)
+    weights = softmax(scores)
+    return weighted_average(weights, V), weights
+'''}, misconception="python.array_truth",
+        source="numpy's 'The truth value of an array with more than one element is ambiguous. Use a.any() or "
+               "a.all()' (numpy FAQ; Python's data model: `if x` calls bool(x)); PEP 8: compare with None using `is`"),
+]
+
+VARIANTS += [
+    Variant("causal_keys_by_queries", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.arange(n_k)[:, None] <= np.arange(n_q)[None, :]   # built key by key
+'''}, misconception="causal_mask.transposed",
+        source="the course's masks are (n_q, n_k), one row per query (PyTorch's attn_mask is (L, S), L the target "
+               "length); built with the key index on the rows, the mask comes out transposed"),
+    Variant("padding_width_of_longest", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    lengths = np.asarray(lengths)
+    width = int(lengths.max()) if lengths.size else n_k   # "the longest sequence sets the width"
+    return (np.arange(width) < lengths[:, None])[:, None, :]
+'''}, misconception="padding_mask.width_from_lengths",
+        source="a padded batch is as long as its padding length, n_k, which may exceed every sequence (e.g. a fixed "
+               "max_length in Hugging Face tokenizers' padding='max_length')"),
+    Variant("apply_float_mask_keep_hide", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores), np.asarray(mask)
+    if mask.dtype == bool:
+        return np.where(mask, scores, -np.inf)
+    return np.where(mask != 0, -np.inf, scores)   # "a nonzero entry masks the key"
+'''}, misconception="mask.float_as_bool",
+        source="pytorch/pytorch PR #141694: a float attn_mask is added to the scores, a bool one selects; reading "
+               "a float mask as keep/hide drops a finite bias such as ALiBi's"),
+    Variant("sdpa_output_from_unmasked_weights", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    scores = scale_scores(attention_scores(Q, K), np.shape(Q)[-1])
+    output = weighted_average(softmax(scores), V)          # the output first ...
+    weights = softmax(apply_mask(scores, mask)) if mask is not None else softmax(scores)   # ... then the mask
+    return output, weights
+'''}, misconception="mask.output_unmasked",
+        source="Vaswani et al. 2017, §3.2.3: the mask acts inside the softmax, before the weights meet V; an output "
+               "computed before masking lets every query read the hidden keys"),
+]
+
+VARIANTS += [
+    Variant("causal_sizes_swapped", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_k, n_q), dtype=bool))   # "keys by queries"
+'''}, misconception="causal_mask.transposed",
+        source="the course's masks are (n_q, n_k), one row per query (PyTorch's attn_mask is (L, S), L the target "
+               "length); a mask shaped (n_k, n_q) is right only when the two lengths agree"),
+]

@@ -481,3 +481,59 @@ def merge_heads(X):
         source="the inverse of split_heads puts head 0 in columns 0 to d (Vaswani et al. 2017, §3.2.2: "
                "Concat(head_1, ..., head_h) W^O, in head order)"),
 ]
+
+# Issue 24 (held-out classes): the mask's meaning inside a larger function, the layout of merged heads, and a square
+# W_o taken out for output_projection=False.
+VARIANTS += [
+    Variant("multi_head_attention_mask_true_blocks", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None:
+        mask = np.logical_not(np.expand_dims(mask, -3))   # "True marks the padding", as in key_padding_mask
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.mask_inverted",
+        source="pytorch/pytorch PR #39321 (nn.MultiheadAttention's key_padding_mask: True = ignore, the opposite of "
+               "a boolean attn_mask in scaled_dot_product_attention)"),
+    Variant("multi_head_attention_merge_interleaved", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(mask, -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    merged = np.stack([heads[..., i, :, :] for i in range(heads.shape[-3])], axis=-1)   # (..., n, d, heads)
+    return project(merged.reshape(*merged.shape[:-2], -1), W_o), weights
+'''}, misconception="multi_head_attention.merge_interleaved",
+        source="a merge that stacks the heads on a new last axis before flattening interleaves their columns; "
+               "the heads are concatenated end to end (Vaswani et al. 2017, eq. 'Concat(head_1, ..., head_h) W^O')"),
+    Variant("param_count_output_off_square", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    total = d_model * num_heads * (2 * d_k + d_v) + num_heads * d_v * d_model
+    if not output_projection:
+        total -= d_model ** 2   # "W_o is d_model x d_model"
+    return total
+'''}, misconception="attention_param_count.square_output_map",
+        source="W_o maps the concatenated heads, h d_v wide, to d_model (Vaswani et al. 2017, §3.2.2: W^O in "
+               "R^{h d_v x d_model}); it is square only when h d_v = d_model"),
+]
+
+# Issue 24 (held-out class): which part of a count is off, named only where no other part gives the same number.
+VARIANTS += [
+    Variant("param_count_key_map_forgotten", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    count = d_model * num_heads * d_k + d_model * num_heads * d_v   # queries and values ... the keys forgotten
+    if output_projection:
+        count += num_heads * d_v * d_model
+    return count
+'''}, misconception="attention_param_count.map_miscounted",
+        source="Vaswani et al. 2017, §3.2.2: each head has its own W^Q, W^K (d_model x d_k) and W^V (d_model x d_v); "
+               "a count that leaves one of them out is a whole map short"),
+]

@@ -215,3 +215,14 @@ def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
         source="the course's shape contract (..., n, d_model): the positions are axis -2, the width axis -1; the "
                "two agree only for a square X"),
 ]
+
+VARIANTS += [
+    Variant("self_causal_mask_of_numbers", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    n = np.shape(X)[-2]
+    mask = np.tri(n, n) if causal else None   # ones on and below the diagonal (floats)
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="self_attention.causal_not_bool",
+        source="np.tri returns floats by default (numpy docs, numpy.tri: dtype=float); in this course, as in PyTorch's "
+               "scaled_dot_product_attention, a floating mask is added to the scores and a boolean one selects"),
+]

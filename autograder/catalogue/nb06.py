@@ -332,3 +332,9 @@ VARIANTS += [
             source="the notebook's signature takes scale=None (PyTorch's scaled_dot_product_attention: 'scale: "
                    "scaling factor applied prior to softmax; if None, 1/sqrt(E)'): a given scale replaces the default"),
 ]
+
+VARIANTS += [
+    Variant("table_bytes_counts_weights", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 ** 2   # every weight of every head\n"},
+            misconception="TABLE_BYTES.numbers_not_bytes",
+            source="numpy's ndarray.nbytes = size x itemsize (numpy docs); float32 has an itemsize of 4"),
+]

@@ -298,3 +298,15 @@ def bilinear_scores(Q, K, W):
         source="ndarray.T reverses every axis (numpy docs, numpy.ndarray.T), so on a stack of sequences the batch "
                "axes move too; flrngel/Self-Attentive-tensorflow issue #3"),
 ]
+
+# Issue 24 (held-out class): a Python slip of operator precedence, named by the numbers it gives at every budget.
+VARIANTS += [
+    Variant("width_budget_precedence", A, "width_for_budget", {"width_for_budget": '''
+def width_for_budget(kind, d, budget):
+    if kind == "additive":
+        return budget // 2*d + 1      # meant: budget // (2*d + 1)
+    return budget // 2*d              # meant: budget // (2*d)
+'''}, misconception="width_for_budget.precedence",
+        source="Python's language reference, 'Operator precedence': *, /, // and % share one level and group from "
+               "left to right, so a // 2*d is (a // 2) * d"),
+]

@@ -39,6 +39,15 @@ def large_scores_qkv(rng, n_q, n_k, d_k, d_v, *, offset, gaps=None, dtype=np.flo
     return Q.astype(dtype), K.astype(dtype), V.astype(dtype)
 
 
+#: What each divisor mistake read from the sizes is, in words (:func:`sdpa_candidates`, :func:`judge_divisor`).
+SCALE_MESSAGES = {
+    "scale.none": "your weights are those of the raw scores: divide the scores by sqrt(d_k) before the softmax.",
+    "scale.by_d_k": "you divided the scores by d_k; divide by sqrt(d_k).",
+    "scale.by_n_k": "you divided by the square root of the number of keys; the divisor is sqrt(d_k), the key width.",
+    "scale.by_d_v": "you divided by the square root of the value width d_v; the divisor is sqrt(d_k), the key width.",
+}
+
+
 def sdpa_candidates(Q, K, V, mask=None):
     """Results of typical attention mistakes (output, weights, misconception, message)."""
     d_k, n_k, d_v = Q.shape[-1], K.shape[-2], V.shape[-1]
@@ -50,15 +59,12 @@ def sdpa_candidates(Q, K, V, mask=None):
         w = ref.softmax(scores, axis=axis)
         return w @ V, w
 
-    yield (*attend(raw), "scale.none", "your weights are those of the raw scores: divide the scores by sqrt(d_k) "
-                                       "before the softmax.")
-    yield (*attend(raw / d_k), "scale.by_d_k", "you divided the scores by d_k; divide by sqrt(d_k).")
+    yield (*attend(raw), "scale.none", SCALE_MESSAGES["scale.none"])
+    yield (*attend(raw / d_k), "scale.by_d_k", SCALE_MESSAGES["scale.by_d_k"])
     if n_k != d_k:
-        yield (*attend(raw / math.sqrt(n_k)), "scale.by_n_k",
-               "you divided by the square root of the number of keys; the divisor is sqrt(d_k), the key width.")
+        yield (*attend(raw / math.sqrt(n_k)), "scale.by_n_k", SCALE_MESSAGES["scale.by_n_k"])
     if d_v != d_k:
-        yield (*attend(raw / math.sqrt(d_v)), "scale.by_d_v",
-               "you divided by the square root of the value width d_v; the divisor is sqrt(d_k), the key width.")
+        yield (*attend(raw / math.sqrt(d_v)), "scale.by_d_v", SCALE_MESSAGES["scale.by_d_v"])
     for name, X in (("Q", Q), ("K", K)):
         for axis in range(X.ndim - 1):  # d_k read from a fixed axis: right for 2-D inputs, not with batch axes
             if X.shape[axis] not in (1, d_k) and not (name == "K" and axis == X.ndim - 2):  # 1: scale.none, n_k: by_n_k
@@ -68,7 +74,7 @@ def sdpa_candidates(Q, K, V, mask=None):
                        "(count the axes from the end: batched inputs have more axes in front).")
     if n_k == d_k:
         yield (*attend(Q @ K / math.sqrt(d_k)), "attention.k_not_transposed",
-               "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key.")
+               "your scores multiply Q by K as it is: a query met a column of K instead of a key (a row of K).")
     if mask is None:
         scaled = raw / math.sqrt(d_k)
         yield scaled @ V, scaled, "attention.no_softmax", \
@@ -153,8 +159,8 @@ def shifted_softmax_candidates(scores, mask=None):
 def effective_divisor(raw, weights, mask=None, tol=(1e-7, 1e-10)):
     """The number ``c`` such that ``weights`` are the softmax of ``raw / c`` (masked as ``mask`` says), or None.
 
-    Within a row, log(weights) is raw / c up to a constant, so ``1 / c`` is the slope of log(weights) against
-    the raw scores (least squares over every row, each centred). The fit counts only when the softmax of
+    Within a row, log(weights) is raw / c (plus what a floating mask adds) up to a constant, so ``1 / c`` is the
+    slope of log(weights) against the raw scores (least squares over every row, each centred). The fit counts only when the softmax of
     ``raw / c`` gives the weights back within ``tol``: a wrong divisor of any kind (sqrt(d_model), 2 sqrt(d_k),
     d_k / 2, ...) shows as itself, and anything else (weights that do not sum to 1, another axis) fits nothing.
     """
@@ -162,10 +168,12 @@ def effective_divisor(raw, weights, mask=None, tol=(1e-7, 1e-10)):
     if raw.shape != weights.shape or not np.isfinite(weights).all():
         return None
     keep = weights > 0
+    added = np.zeros(raw.shape)  # what the mask adds to a score: 0 or -inf, or a floating mask's finite bias
     if mask is not None:
-        keep &= np.broadcast_to(np.isfinite(ref.apply_mask(np.zeros(raw.shape), mask)), raw.shape)
+        added = np.broadcast_to(ref.apply_mask(np.zeros(raw.shape), mask), raw.shape)
+        keep &= np.isfinite(added)
     with np.errstate(all="ignore"):
-        logw = np.where(keep, np.log(np.where(keep, weights, 1.0)), 0.0)
+        logw = np.where(keep, np.log(np.where(keep, weights, 1.0)) - np.where(keep, added, 0.0), 0.0)
         count = keep.sum(axis=-1, keepdims=True)
         centred_x = np.where(keep, raw - np.where(keep, raw, 0).sum(axis=-1, keepdims=True) / np.maximum(count, 1), 0)
         centred_y = np.where(keep, logw - logw.sum(axis=-1, keepdims=True) / np.maximum(count, 1), 0)
@@ -181,19 +189,34 @@ def effective_divisor(raw, weights, mask=None, tol=(1e-7, 1e-10)):
     return 1 / slope if expect.allclose(predicted, weights, *tol) else None
 
 
-def _nan_cause(Q, K, mask) -> str:
-    """Why a softmax of these scores could give NaN: overflow (exp of a large score is inf, inf/inf) or
-    underflow (every exp of a row is 0 when all its scores are very negative, 0/0)."""
+def _nan_cause(Q, K, mask, weights, out) -> str:
+    """Where the NaN is and what the scores of those rows are, in words: a cause only where the scores show it
+    (exp overflows past 709, every allowed exp underflows below -745, a row with no allowed key); otherwise the
+    rows, and what can make NaN there."""
     with np.errstate(all="ignore"):
         scores = (Q @ np.swapaxes(K, -1, -2)) / math.sqrt(Q.shape[-1])
         if mask is not None:
             scores = ref.apply_mask(scores, mask)
-        top = np.max(scores, axis=-1)
-    if np.any(top[np.isfinite(top)] > 700):
+        rows = np.isnan(weights).any(axis=-1) if weights.shape == scores.shape else np.zeros(scores.shape[:-1], bool)
+        if out.shape[:-1] == scores.shape[:-1]:
+            rows |= np.isnan(out).any(axis=-1)
+        if not rows.any():
+            rows = np.ones(scores.shape[:-1], bool)
+        allowed = np.isfinite(scores)
+        top = np.where(allowed, scores, -np.inf).max(axis=-1)
+    where = tuple(int(i) for i in np.argwhere(rows)[0])
+    row = f"query {where[-1]}" + (f" of batch entry {where[:-1]}" if len(where) > 1 else "")
+    if (rows & ~allowed.any(axis=-1)).any():
+        return (f"the NaN is in rows with no allowed key (such as {row}): with every key hidden, a softmax meets -inf - "
+                "(-inf) or 0 / 0 unless that row is guarded (its weights and output are zeros).")
+    if (top[rows] > 700).any():
         return ("at large scores exp overflows (inf / inf) unless each row's maximum is subtracted first (the given "
                 "`softmax` does it).")
-    return ("when every score of a row is very negative, each exp underflows to 0 and the row divides 0 by 0; "
-            "subtracting each row's maximum first keeps the largest exp at 1 (the given `softmax` does it).")
+    if (top[rows] < -700).any():
+        return ("when every score of a row is very negative, each exp underflows to 0 and the row divides 0 by 0; "
+                "subtracting each row's maximum first keeps the largest exp at 1 (the given `softmax` does it).")
+    return (f"the NaN is in {row}, whose scores are of ordinary size and which has an allowed key: look in your "
+            "computation of that row for a division by a total that is 0, or an operation on inf (inf - inf, 0 x inf).")
 
 
 #: The transposes of K that raise, named by their own error on the call (:func:`signature.identify`: its type
@@ -203,7 +226,8 @@ TRANSPOSE_RAISING = (
      "the shapes do not line up, exactly where they would after a `.T`: on a batched array `.T` reverses every axis, "
      "the batch axes too, so batch b of Q no longer meets batch b of K; only the last two axes of K swap.",
      lambda Q, K: Q @ K.T),
-    ("attention.k_not_transposed", "the shapes do not line up; the scores are Q K^T (K transposed).",
+    ("attention.k_not_transposed", "the shapes do not line up where Q meets K as it is: each query must meet each "
+     "key, a row of K, not a column.",
      lambda Q, K: Q @ K),
 )
 
@@ -247,71 +271,140 @@ def judge_attention(call, outcome, *, mask=None, what=""):
         divisor = effective_divisor(Q @ np.swapaxes(K, -1, -2), weights, mask, (rtol, atol)) if not matching else None
         if divisor is not None and expect.allclose(out, weights @ V, rtol, atol) \
                 and not math.isclose(divisor, math.sqrt(Q.shape[-1]), rel_tol=1e-5):
-            raise CheckFailed(f"your weights{what} are the softmax of the raw scores Q K^T divided by {divisor:.4g} "
+            raise CheckFailed(f"your weights{what} are the softmax of the raw scores divided by {divisor:.4g} "
                               f"at d_k = {Q.shape[-1]}: the divisor is sqrt(d_k), the square root of the key width.",
                               "scale.wrong_divisor")
         if np.isnan(weights).any() or np.isnan(out).any():
-            raise CheckFailed(f"your weights or output{what} contain NaN: {_nan_cause(Q, K, mask)}", "nan")
+            raise CheckFailed(f"your weights or output{what} contain NaN: {_nan_cause(Q, K, mask, weights, out)}", "nan")
     expect.close(weights, ref_w, f"your weights{what}", dtype=dtype,
-                 generic="do not match softmax(Q K^T / sqrt(d_k)) along the key axis.")
+                 generic="do not match the weights of attention: each query's row is a softmax over the keys of its scaled "
+                         "scores.")
     expect.close(out, ref_out, f"your output{what}", dtype=dtype,
                  generic="does not match the weights times V (your weights are right: check the last step).")
 
 
 
 
-#: The divisor of the scores that each scale mistake uses, from (d_k, n_k, d_v): a check names one only when the
-#: answer's divisor (:func:`effective_divisor`) follows it at every input, probes included.
-SCALE_RULES = {
-    "scale.none": lambda d_k, n_k, d_v: 1.0,
-    "scale.by_d_k": lambda d_k, n_k, d_v: float(d_k),
-    "scale.by_n_k": lambda d_k, n_k, d_v: math.sqrt(n_k),
-    "scale.by_d_v": lambda d_k, n_k, d_v: math.sqrt(d_v),
-}
+#: Every misconception that says where a divisor came from: named only by :func:`judge_divisor`, when the answer's
+#: divisor (:func:`effective_divisor`) follows that size at every input of a check, probes included.
+DIVISOR_MISCONCEPTIONS = ("scale.none", "scale.by_d_k", "scale.by_n_k", "scale.by_d_v", "attention.width_from_wrong_axis",
+                          "scale.wrong_divisor", "scale.fixed_divisor")
 
 
 def scale_probe(rng):
-    """Inputs with a key width of their own (d_k = 9, n_k = 4, d_v = 5): never graded, they tell the divisors
-    apart where a check's one input does not (at d_k = 4, 2 sqrt(d_k) is d_k; at d_k = 2, sqrt(2 d_k) is)."""
-    return Call("scaled_dot_product_attention", (rng.standard_normal((3, 9)), rng.standard_normal((4, 9)),
+    """Inputs with sizes of their own (n_q = 7, n_k = 4, d_k = 9, d_v = 5): never graded, they tell the divisors
+    apart where a check's inputs do not (at d_k = 4, 2 sqrt(d_k) is d_k; at d_k = 2, sqrt(2 d_k) is; a fixed 2
+    is sqrt(d_k) at d_k = 4 and sqrt(d_v) at d_v = 4)."""
+    return Call("scaled_dot_product_attention", (rng.standard_normal((7, 9)), rng.standard_normal((4, 9)),
                                                  rng.standard_normal((4, 5))))
+
+
+def _size_rules(calls):
+    """``(key, misconception, value at a call or None)`` of every size a divisor may be read from: the named
+    sizes (n_q, n_k, d_v; d_k itself), and each axis of Q and K counted from the front (right for 2-D inputs
+    only: with batch axes in front it is a batch, head or sequence length)."""
+    def size(index, axis):
+        return lambda call: call.args[index].shape[axis] if -call.args[index].ndim <= axis < call.args[index].ndim else None
+    rules = [("d_k", "scale.by_d_k", lambda call: float(call.args[0].shape[-1])),
+             ("n_k", "scale.by_n_k", lambda call: math.sqrt(call.args[1].shape[-2])),
+             ("d_v", "scale.by_d_v", lambda call: math.sqrt(call.args[2].shape[-1])),
+             ("n_q", "attention.width_from_wrong_axis", lambda call: math.sqrt(call.args[0].shape[-2]))]
+    for name, index in (("Q", 0), ("K", 1)):
+        for axis in range(max(call.args[index].ndim for call in calls) - 1):
+            read = size(index, axis)
+            rules.append((f"{name}.shape[{axis}]", "attention.width_from_wrong_axis",
+                          lambda call, read=read: None if read(call) is None else math.sqrt(read(call))))
+    return rules
+
+
+def _follows(divisors, values) -> bool:
+    """Whether the divisors are ``values`` at every call, and those change between calls (a size that is the same
+    at every call cannot be told from a fixed number)."""
+    return None not in values and len({round(v, 9) for v in values}) > 1 and all(
+        math.isclose(c, v, rel_tol=1e-5) for c, v in zip(divisors, values))
+
+
+def _divisor_message(key, calls, divisors, both=False) -> str:
+    """The message of the size ``key`` that every divisor follows (said on the first input where it is wrong)."""
+    at = next(i for i, (c, call) in enumerate(zip(divisors, calls))
+              if not math.isclose(c, math.sqrt(call.args[0].shape[-1]), rel_tol=1e-5))
+    call, d_k = calls[at], calls[at].args[0].shape[-1]
+    if key == "n_q":
+        return (f"your scores are divided by the square root of the number of queries (n_q = {call.args[0].shape[-2]} "
+                f"where d_k = {d_k}), on every input: the divisor is the square root of the key width d_k, the last "
+                "axis of Q and K.")
+    name, axis = key.split(".shape[")
+    axis = int(axis.rstrip("]"))
+    value = call.args[0 if name == "Q" else 1].shape[axis]
+    if both:  # Q's axis and K's give the same numbers on these inputs: either may be the one read
+        return (f"your scores are divided by the square root of axis {axis} of the inputs (Q.shape[{axis}] = "
+                f"K.shape[{axis}] = {value} here), which is not the key width: d_k is the length of each query and key "
+                "vector, the last axis of Q and K (count the axes from the end: batched inputs have more axes in front).")
+    return (f"your scores are divided by the square root of {name}.shape[{axis}] = {value}, which is not the key width: "
+            f"d_k is the length of each query and key vector, the last axis of {name} (count the axes from the end: "
+            "batched inputs have more axes in front).")
+
+
+def judge_divisor(calls, outcomes, failure: CheckFailed) -> None:
+    """Re-judge ``failure`` of an attention check where the answer's weights are the softmax of the raw scores
+    over one number at every call (:func:`_divisor`), probes included: a size (d_k, n_k, d_v, n_q, an axis of Q
+    or K) is named only when the divisor follows that size at every call and no other size does; a divisor that
+    stays the same number while d_k changes is said to be fixed; any other is said with its values. Returns
+    when ``failure`` is not of that kind (the caller raises it)."""
+    if failure.misconception not in (*DIVISOR_MISCONCEPTIONS, "wrong_values"):
+        return
+    read = [(call, _divisor(call, outcome)) for call, outcome in zip(calls, outcomes)]
+    read = [(call, c) for call, c in read if c is None or not math.isnan(c)]  # calls where a divisor shows
+    calls, divisors = [call for call, _ in read], [c for _, c in read]
+    widths = [call.args[0].shape[-1] for call in calls]
+    if None in divisors or all(math.isclose(c, math.sqrt(d), rel_tol=1e-5) for c, d in zip(divisors, widths)):
+        if failure.misconception == "wrong_values":
+            return
+        raise CheckFailed("your weights do not match the weights of attention, and on "
+                          "inputs of other sizes they are not the softmax of the scores divided by one "
+                          "number either: check the divisor and the softmax.", "wrong_values") from None
+    fixed = all(math.isclose(c, divisors[0], rel_tol=1e-5) for c in divisors)
+    if fixed and math.isclose(divisors[0], 1.0, rel_tol=1e-5):
+        raise CheckFailed(SCALE_MESSAGES["scale.none"], "scale.none") from None
+    if fixed and len(set(widths)) > 1:
+        raise CheckFailed(f"your scores are divided by the same number, {divisors[0]:.4g}, on every input, while the "
+                          f"key width changes (d_k = {', '.join(str(d) for d in dict.fromkeys(widths))}): a fixed "
+                          "divisor does not follow d_k. The divisor is the square root of the key width of the inputs "
+                          "at hand.", "scale.fixed_divisor") from None
+    fitting = [(key, misconception) for key, misconception, value in _size_rules(calls)
+               if _follows(divisors, [value(call) for call in calls])]
+    named = [f for f in fitting if "." not in f[0]] or fitting  # a size by its meaning, where an axis is it here
+    axes = {key.partition(".shape")[2] for key, _ in named}
+    if len(named) == 2 and "." in named[0][0] and len(axes) == 1:  # the same axis of Q and of K, equal here
+        raise CheckFailed(_divisor_message(named[0][0], calls, divisors, both=True), named[0][1]) from None
+    if len(named) == 1:
+        key, misconception = named[0]
+        if misconception == "attention.width_from_wrong_axis":
+            raise CheckFailed(_divisor_message(key, calls, divisors), misconception) from None
+        raise CheckFailed(SCALE_MESSAGES[misconception], misconception) from None
+    told = "; ".join(f"{c:.4g} at d_k = {d}" for c, d in zip(divisors, widths) if not math.isclose(c, math.sqrt(d), rel_tol=1e-5))
+    raise CheckFailed(f"your weights are the softmax of the raw scores divided by {told}: the divisor is "
+                      "sqrt(d_k), the square root of the key width.", "scale.wrong_divisor") from None
 
 
 def judge_attentions(calls, outcomes, graded, judge=None):
     """:func:`judge_attention` on the ``graded`` calls (:func:`.expect.each`), or ``judge(calls, outcomes)`` where
-    the check judges them its own way (a batched check with its first-sequence probes). A divisor mistake is named
-    only when the answer's divisor follows its rule at every call, the probes after the graded ones included; a
-    divisor that follows none is said as it is (``scale.wrong_divisor``), and one that cannot be read names
-    nothing."""
+    the check judges them its own way (a batched check with its first-sequence probes, a masked one). A divisor
+    is named only as :func:`judge_divisor` says, from every call, the probes after the graded ones included."""
     try:
         if judge is None:
             expect.each(calls[:graded], outcomes[:graded], judge_attention)
         else:
             judge(calls, outcomes)
     except CheckFailed as failure:
-        if failure.misconception not in (*SCALE_RULES, "scale.wrong_divisor"):
-            raise
-        divisors = [_divisor(call, outcome) for call, outcome in zip(calls, outcomes)]
-        if None in divisors:
-            raise CheckFailed("your weights do not match softmax(Q K^T / sqrt(d_k)) along the key axis, and on "
-                              "inputs with another key width they are not the softmax of the scores divided by one "
-                              "number either: check the divisor and the softmax.", "wrong_values") from None
-        sizes = [(call.args[0].shape[-1], call.args[1].shape[-2], call.args[2].shape[-1]) for call in calls]
-        fitting = [m for m, rule in SCALE_RULES.items()
-                   if all(math.isclose(c, rule(*size), rel_tol=1e-5) for c, size in zip(divisors, sizes))]
-        if fitting == [failure.misconception]:
-            raise
-        if len(fitting) == 1:
-            message = next(message for *_, m, message in sdpa_candidates(*calls[0].args[:3]) if m == fitting[0])
-            raise CheckFailed(message, fitting[0]) from None
-        told = "; ".join(f"{c:.4g} at d_k = {d_k}" for c, (d_k, _, _) in zip(divisors, sizes)
-                         if not math.isclose(c, math.sqrt(d_k), rel_tol=1e-5))
-        raise CheckFailed(f"your weights are the softmax of the raw scores Q K^T divided by {told}: the divisor is "
-                          "sqrt(d_k), the square root of the key width.", "scale.wrong_divisor") from None
+        judge_divisor(calls, outcomes, failure)
+        raise
 
 
 def _divisor(call, outcome):
-    """The number the answer divides the raw scores by at ``call`` (sqrt(d_k) when it is right), or None."""
+    """The number the answer divides the raw scores by at ``call`` (sqrt(d_k) when it is right), None when its
+    weights are not the softmax of those scores over one number, NaN when no divisor would show at ``call`` (no
+    query has two keys to weigh: every row has one allowed key at most)."""
     Q, K, V = call.args[:3]
     mask = call.kwargs.get("mask")
     try:
@@ -321,6 +414,9 @@ def _divisor(call, outcome):
     dtype = np.result_type(Q, K, V)
     rtol, atol = expect.tolerances(dtype)
     ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    allowed = np.isfinite(ref.apply_mask(np.zeros(ref_w.shape), mask)) if mask is not None else np.ones(ref_w.shape, bool)
+    if not (allowed.sum(axis=-1) >= 2).any():
+        return math.nan
     if expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol):
         return math.sqrt(Q.shape[-1])
     divisor = effective_divisor(Q @ np.swapaxes(K, -1, -2), weights, mask, (rtol, atol))

@@ -47,27 +47,37 @@ def batch_axes(call: Call, core: Core) -> int:
     return max((_lead(arg, c) for arg, c in zip(call.args, _cores(call, core))), default=0)
 
 
-def first_sequence(call: Call, core: Core) -> Call | None:
+def _keyword(value, core: int | None, lead: int):
+    """A keyword argument of one sequence: its leading axes beyond ``core`` (at most the call's ``lead``) at 0."""
+    axes = min(_lead(value, core), lead)
+    return value[(0,) * axes].copy() if axes else value
+
+
+def first_sequence(call: Call, core: Core, keywords: dict | None = None) -> Call | None:
     """``call`` with its batched arguments' leading axes taken at index 0 (None when none has any).
 
     ``core``: how many trailing axes one sequence has, for every array argument (one of ``core`` axes or
     fewer, a map shared by the batch, is left as it is); or one entry per positional argument (None for one
     left as it is). The arguments sliced share their leading axes (the course's shapes), so entry 0 of each
-    is one sequence's."""
-    if not batch_axes(call, core):
+    is one sequence's. ``keywords``: the trailing axes of one sequence of keyword arguments sliced the same way
+    (a mask with batch axes of its own); the others are left as they are."""
+    lead = batch_axes(call, core)
+    if not lead:
         return None
     return Call(call.name, tuple(arg[(0,) * _lead(arg, c)].copy() if _lead(arg, c) else arg
-                                 for arg, c in zip(call.args, _cores(call, core))), dict(call.kwargs))
+                                 for arg, c in zip(call.args, _cores(call, core))),
+                {k: _keyword(v, (keywords or {}).get(k), lead) for k, v in call.kwargs.items()})
 
 
-def with_first_sequences(calls: Sequence[Call], core: Core) -> list[Call]:
+def with_first_sequences(calls: Sequence[Call], core: Core, keywords: dict | None = None) -> list[Call]:
     """The graded ``calls``, then one probe per batched call (:func:`first_sequence`)."""
-    return list(calls) + [probe for probe in (first_sequence(c, core) for c in calls) if probe is not None]
+    return list(calls) + [probe for probe in (first_sequence(c, core, keywords) for c in calls) if probe is not None]
 
 
 def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome], graded: int, core: Core,
                                judge: Callable[[Call, Outcome], None], misconception: str, message: str = FIXED_AXES,
-                               failures: frozenset = frozenset({"raises"}), batched_mistakes: frozenset = frozenset()) -> None:
+                               failures: frozenset = frozenset({"raises"}), batched_mistakes: frozenset = frozenset(),
+                               keywords: dict | None = None) -> None:
     """``judge`` on the ``graded`` calls (a diagnosis as :func:`.expect.each` gives it); a generic failure of a
     batched call whose first-sequence probe ``judge`` accepts, with every unbatched call right too, fails
     naming ``misconception``: the answer is right on one sequence, not with batch axes in front.
@@ -84,7 +94,7 @@ def judge_with_first_sequences(calls: Sequence[Call], outcomes: Sequence[Outcome
     probe_of = {}
     probes = iter(zip(calls[graded:], outcomes[graded:]))
     for index, call in enumerate(calls[:graded]):
-        if first_sequence(call, core) is not None and (probe := next(probes, None)) is not None:
+        if first_sequence(call, core, keywords) is not None and (probe := next(probes, None)) is not None:
             probe_of[index] = probe
     right_alone = {}
 

@@ -152,6 +152,7 @@ for _assignment, _task in TASK_OF.items():
 # ---------------------------------------------------------------- score_asymmetry (04)
 TASKS["04_heads"].insert(0, "score_asymmetry")
 MISCONCEPTIONS["score_asymmetry.one_map"] = "one map (or the raw vectors X X^T) for both sides, so every gap is 0"
+MISCONCEPTIONS["score_asymmetry.maps_not_scores"] = "measures the asymmetry of the product of the maps, not of the scores"
 MISCONCEPTIONS["score_asymmetry.total_not_largest"] = "adds up (or averages) the gaps of every pair instead of taking the largest"
 _asymmetry = CheckList()
 
@@ -177,6 +178,12 @@ def _judge_asymmetry(call, outcome):
                           "vectors.", "score_asymmetry.one_map")
     gaps = np.abs(_scores(X, W_q, W_k) - _scores(X, W_q, W_k).T)
     totals = (gaps.sum(), gaps.sum() / 2, gaps.mean(), gaps[np.triu_indices(len(gaps), 1)].mean())
+    maps = W_q @ W_k.T  # d x d: how far the product of the maps is from symmetric, not the scores of X
+    if right > 1e-6 and not expect.allclose(right, float(np.abs(maps - maps.T).max()), 1e-7, 1e-9) \
+            and expect.allclose(got, float(np.abs(maps - maps.T).max()), 1e-7, 1e-9):
+        raise CheckFailed("your gap is measured on the product of the maps, W_q W_k^T, one entry per pair of features: "
+                          "the asymmetry asked for is that of the scores of the positions of X, one entry per pair of "
+                          "positions.", "score_asymmetry.maps_not_scores")
     if right > 1e-6 and any(expect.allclose(got, total, 1e-7, 1e-9) for total in totals):
         raise CheckFailed("your answer adds up (or averages) the gaps of every pair: the asymmetry of the scores is "
                           "the largest gap, the pair whose two directions differ most.", "score_asymmetry.total_not_largest")

@@ -61,6 +61,7 @@ GENERIC_MISCONCEPTIONS = {
     "wrong_shape": "wrong output shape",
     "wrong_values": "wrong values (no specific misconception recognised)",
     "nan": "NaN in the output",
+    "python.array_truth": "asks Python for one True/False of a whole array (`if mask:`, `and`/`or` on arrays)",
     "mutates_input": "modifies its input in place",
     "grader.incomplete": "the grader got no answer for some inputs",
     "grader.unreadable_answer": "the answer could not be read by the grader",

@@ -29,6 +29,11 @@ def value(outcome: Outcome, call: Call):
             raise CheckFailed(f"`{name}` is not defined yet: write `{name} = ...` in its cell (in place of the "
                               f"stub) and run it.", "not_defined")
         raise CheckFailed(f"`{name}` is not defined: run the cell that defines it first.", "not_defined")
+    if kind == "ValueError" and "truth value of an array" in detail:
+        raise CheckFailed(f"`{call.describe()}` raised {kind}: {detail}. Your code asks Python for one True or False "
+                          "of a whole array (an `if`, `while`, `and`, `or` or `not` on it), and an array of several "
+                          "entries is neither: to ask whether an argument was given, compare it with None; to ask "
+                          "about its entries, reduce them first (any, all).", "python.array_truth")
     raise CheckFailed(f"`{call.describe()}` raised {kind}: {detail}", "raises")
 
 

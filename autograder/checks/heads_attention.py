@@ -9,12 +9,13 @@ import numpy as np
 import attention_ref as ref
 
 from . import expect
+from .attention import effective_divisor
 from .core import Call, CheckFailed
 
 
 def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", split="right", merge="right",
                 use_wo=True, shared=False, use_mask=True, values_from="kv", keys_from="kv", queries_from="q",
-                mask_head_axis=True):
+                mask_head_axis=True, mask_inverted=False):
     """Multi-head attention with one of the typical mistakes switched on (also used by 05's checks)."""
     def cut(Y):
         *batch, n, w = Y.shape
@@ -28,6 +29,8 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
     factor = {"head": None, "none": 1.0, "total": 1 / math.sqrt(W_q.shape[1]), "d_model": 1 / math.sqrt(X_q.shape[-1])}[scale]
     if mask is not None and use_mask:
         mask = np.asarray(mask)
+        if mask_inverted:
+            mask = ~mask if mask.dtype == bool else mask
         if mask.ndim >= 2 and mask_head_axis:
             mask = np.expand_dims(mask, -3)
     else:
@@ -36,6 +39,9 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
     if merge == "no_transpose":
         *batch, hh, n, d = heads.shape
         merged = heads.reshape(*batch, n, hh * d)
+    elif merge == "interleaved":  # entry 0 of every head, then entry 1, ...
+        *batch, hh, n, d = heads.shape
+        merged = np.swapaxes(np.swapaxes(heads, -3, -2), -1, -2).reshape(*batch, n, hh * d)
     else:
         merged = ref.merge_heads(heads)
     return (merged @ W_o if use_wo else merged), weights
@@ -72,13 +78,20 @@ MHA_MISTAKES = [
      "output row per query), X_kv is read."),
     (dict(use_mask=False), "multi_head_attention.mask_ignored",
      "your output ignores the mask: pass it to every head, so masked keys get weight 0."),
+    (dict(mask_inverted=True), "multi_head_attention.mask_inverted",
+     "your heads let through the keys the mask hides and hide the ones it allows: in this course True means *may "
+     "attend*, and the heads must read the mask with that meaning, not negated."),
+    (dict(merge="interleaved"), "multi_head_attention.merge_interleaved",
+     "your merged rows interleave the heads' columns (entry 0 of every head, then entry 1, ...): the heads are joined "
+     "end to end, all of head 0's columns first (your multi_head_attention is graded with a correct merge_heads, so "
+     "this merge is your own)."),
 ]
 
 
 def _mha_candidates(args, mask, which):
     """(candidate, misconception, message) for the output (which=0) or weights (which=1)."""
     for options, misconception, message in MHA_MISTAKES:
-        if options.get("use_mask") is False and mask is None:
+        if (options.get("use_mask") is False or options.get("mask_inverted")) and mask is None:
             continue
         try:
             with np.errstate(all="ignore"):
@@ -152,13 +165,14 @@ def judge_mha(call, outcome, args, mask, what="your attention", expected=None, e
         if failure.misconception != "wrong_values":
             raise
         # said only now: the property is worked out for a wrong answer, never for a right one
-        raise CheckFailed(f"{what}'s weights {_weights_property(weights, ref_w, mask, dtype)}", "wrong_values") from None
+        raise CheckFailed(f"{what}'s weights {_weights_property(weights, ref_w, mask, dtype, args)}",
+                          "wrong_values") from None
     expect.close(out, ref_out, f"{what}'s output", dtype=dtype, diagnoses=_diagnoses(0), own=_own(0),
                  generic="does not match multi-head attention, although the weights do: the step after attention is "
                          "off (merge the heads back in order, then project with W_o).")
 
 
-def _weights_property(weights, ref_w, mask, dtype) -> str:
+def _weights_property(weights, ref_w, mask, dtype, args) -> str:
     """Which property of multi-head attention's weights fails, in words (no catalogued mistake fits them)."""
     rtol, atol = expect.tolerances(dtype)
     with np.errstate(all="ignore"):
@@ -167,6 +181,12 @@ def _weights_property(weights, ref_w, mask, dtype) -> str:
         if not np.allclose(sums[live], 1.0, rtol=1e-5, atol=1e-6):
             return "do not sum to 1 over the keys in every row of every head: each query's weights are a softmax " \
                    "over its keys (axis -1)."
+        divisor = _head_divisor(weights, args, mask, dtype)  # the softmax of the masked scores over one number
+        if divisor is not None:
+            d_k = args[2].shape[1] // args[6]
+            return (f"are the softmax of each head's raw scores divided by {divisor:.4g}, where a head of width d_k = "
+                    f"{d_k} divides by sqrt(d_k) = {d_k ** 0.5:.4g}: the maps, the split, the mask and the softmax are "
+                    "right, the divisor is not.")
         if mask is not None and np.asarray(mask).dtype == bool and np.ndim(mask) >= 2:
             hidden = np.broadcast_to(~np.expand_dims(np.asarray(mask), -3), ref_w.shape)
             if (np.abs(weights[hidden]) > atol).any():
@@ -183,6 +203,38 @@ def _weights_property(weights, ref_w, mask, dtype) -> str:
     return "are positive, sum to 1 per row and respect the mask, but differ from multi-head attention's: check the " \
            "maps (queries from X_q with W_q, keys from X_kv with W_k), the split into heads and the divisor sqrt(d_k) " \
            "of a head."
+
+
+def nan_where(out, weights, ref_w, empty_message: str, what="your attention") -> None:
+    """Fail when the output or the weights hold NaN: with ``empty_message`` (a query with no allowed key) only where
+    the NaN is in such queries alone; otherwise saying which query with an allowed key has it."""
+    nan_w = np.isnan(weights).any(axis=-1) if weights.shape == ref_w.shape else np.zeros(ref_w.shape[:-1], bool)
+    nan_out = np.isnan(out).any(axis=-1) if out.shape[:-1] == ref_w.shape[:-3] + ref_w.shape[-2:-1] else None
+    if not (nan_w.any() or (nan_out is not None and nan_out.any()) or np.isnan(out).any()):
+        return
+    empty = ~(ref_w.sum(axis=-1) > 0).any(axis=-2)  # (..., n_q): queries with no allowed key in any head
+    queries = nan_w.any(axis=-2) | (nan_out if nan_out is not None else False)
+    live = queries & ~empty
+    if not live.any() and (queries & empty).any():
+        raise CheckFailed(empty_message, "nan")
+    if not live.any():  # the NaN cannot be placed on a query (an output of another shape)
+        raise CheckFailed(f"{what} gave NaN, where every value should be a number.", "nan")
+    where = tuple(int(i) for i in np.argwhere(live)[0])
+    at = f"query {where[-1]}" + (f" of batch entry {where[:-1]}" if len(where) > 1 else "")
+    raise CheckFailed(f"{what} gave NaN at {at}, a query with allowed keys: look in your computation for a division "
+                      "by a total that is 0, or an operation on inf (inf - inf, 0 x inf).", "nan")
+
+
+def _head_divisor(weights, args, mask, dtype):
+    """The one number the answer divides every head's raw scores by (:func:`.attention.effective_divisor`), when it is
+    not the head's sqrt(d_k); None when the weights are not the softmax of those scores over one number."""
+    X_q, X_kv, W_q, W_k, W_v, W_o, h = args
+    raw = ref.split_heads(X_q @ W_q, h) @ np.swapaxes(ref.split_heads(X_kv @ W_k, h), -1, -2)
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.expand_dims(np.asarray(mask), -3)
+    divisor = effective_divisor(raw, weights, mask, expect.tolerances(dtype))
+    d_k = W_q.shape[1] // h
+    return None if divisor is None or math.isclose(divisor, math.sqrt(d_k), rel_tol=1e-5) else divisor
 
 
 def _mha_args(rng, batch, n_q, n_k, d_model, h, d_k, d_v, d_out, dtype=np.float64, self_attn=False):

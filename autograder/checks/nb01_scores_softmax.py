@@ -15,14 +15,15 @@ TASKS = ["dot_product", "attention_scores", "softmax", "weighted_average"]
 GIVEN: list[str] = []  # the first notebook builds everything itself
 MISCONCEPTIONS = {
     "dot_product.elementwise": "returns the elementwise products instead of their sum",
-    "attention_scores.k_not_transposed": "Q @ K without transposing K",
-    "attention_scores.keys_by_queries": "K @ Q^T: rows are keys instead of queries",
+    "attention_scores.k_not_transposed": "multiplies Q by K as it is, without transposing K",
+    "attention_scores.keys_by_queries": "the table the other way round: rows are keys instead of queries",
     "attention_scores.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention_scores.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "attention_scores.scaled": "divides the raw scores by sqrt(d_k), a step of the attention (notebook 02), not of the scores",
-    "weighted_average.transposed_weights": "uses the weights' columns (weights^T @ V)",
+    "weighted_average.transposed_weights": "uses the weights' columns (the transposed table) instead of their rows",
     "weighted_average.sums_over_width": "adds the weighted products over the value width instead of over the keys",
     "weighted_average.divides_by_n_k": "divides the weighted sum by the number of keys",
+    "weighted_average.sums_over_queries": "adds the weighted values over the queries instead of over the keys (one row per key)",
     "weighted_average.unweighted_mean": "plain mean of the values, ignoring the weights",
     "weighted_average.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
     "weighted_average.batched_transpose": "`.T` on batched weights or values reverses the batch axes too",
@@ -61,7 +62,7 @@ def _dot_candidates(q, k):
         yield float(np.sum(q) * np.sum(k)), "dot_product.product_of_sums", \
             "you multiplied the sum of q by the sum of k; multiply matching entries first, then add the products."
         yield float(np.sum(q + k)), "dot_product.adds_entries", \
-            "you added matching entries; multiply them (q_i * k_i), then add the products."
+            "you added matching entries; the dot product multiplies them, then adds the products."
         yield float(np.mean(q * k)), "dot_product.mean", \
             "you averaged the products of matching entries; the dot product is their sum."
         yield float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k))), "dot_product.cosine", \
@@ -70,16 +71,18 @@ def _dot_candidates(q, k):
             "you multiplied the lengths of the vectors; the dot product also depends on their angle: multiply " \
             "matching entries and add the products."
         yield float(q[:-1] @ k[:-1]), "dot_product.skips_entry", \
-            "your sum leaves out the last pair of entries (a range that stops one early); add every q_i * k_i."
+            "your sum leaves out the last pair of entries (a range that stops one early): every pair of matching " \
+            "entries counts."
         yield float(q[1:] @ k[1:]), "dot_product.skips_entry", \
-            "your sum leaves out the first pair of entries; add every q_i * k_i, from index 0."
+            "your sum leaves out the first pair of entries (a range that starts one late): every pair of matching " \
+            "entries counts."
         distance = ("your score is a distance between q and k (small when they match): the dot product is large when "
                     "they point the same way. Multiply matching entries and add the products.")
         yield float(np.linalg.norm(q - k)), "dot_product.distance", distance
         yield float(np.sum((q - k) ** 2)), "dot_product.distance", distance
         yield float(-np.sum((q - k) ** 2)), "dot_product.distance", distance
         never_negative = ("your score is never negative: opposing vectors, such as (1, 0) and (-1, 0), must score "
-                          "below 0. Keep the sign of each product q_i * k_i when you add them up.")
+                          "below 0. Keep the sign of each product of matching entries when you add them up.")
         yield float(np.sum(np.abs(q * k))), "dot_product.never_negative", never_negative
         yield float(abs(q @ k)), "dot_product.never_negative", never_negative
 
@@ -144,6 +147,11 @@ def _softmax_candidates(x, axis=-1):
         if not last:  # normalising along -1 here is ignoring `axis`, not the axis mistake of a plain softmax
             yield ref.softmax(x, axis=-1), "softmax.ignores_axis", \
                 "you normalised along the last axis although the call asked for another `axis`."
+            for shift in (x.max(axis=axis, keepdims=True), 0):  # the shift follows `axis`, the total does not
+                e_axis = np.exp(x - shift)
+                yield e_axis / e_axis.sum(axis=-1, keepdims=True), "softmax.ignores_axis", \
+                    ("your totals are taken along the last axis although the call asked for another `axis`: the "
+                     "exponentials are divided by a total along the wrong axis, so they sum to 1 along neither.")
         else:
             for other in range(x.ndim - 1):  # down the columns, or along a batch axis
                 where = "down the columns" if other == x.ndim - 2 else f"along axis {other}, a batch axis"
@@ -159,10 +167,14 @@ def _softmax_candidates(x, axis=-1):
             shifted = np.exp(x - x.max(axis=-1))  # the max of row i lands on column i
             yield shifted / shifted.sum(axis=-1), "softmax.missing_keepdims", \
                 "the row max or row sum lost its axis (no keepdims=True), so it broadcast along the wrong axis."
-        overflow = ("your weights contain NaN or inf at large scores: exp(1000) overflows. Softmax does not change "
-                    "if you subtract the same number from every score of a row; choose that number so that no "
-                    "exponential can overflow.")
-        for shift in (0, x.min(axis=axis, keepdims=True)):  # no shift, or one that leaves exponents above 0
+        overflow = ("your weights contain NaN or inf at large scores: exp(1000) overflows (so does any exponent "
+                    "past about 709). Subtracting one number from every score of a row does not change the softmax, so whatever "
+                    "your code subtracts (if anything) keeps the weights right at ordinary scores; but it leaves "
+                    "exponents above 0, and of those numbers only the row's largest score keeps every one at or "
+                    "below 0.")
+        # no shift, or one that keeps the softmax but leaves exponents above 0: a row's minimum or mean, or the
+        # whole array's
+        for shift in (0, x.min(axis=axis, keepdims=True), x.mean(axis=axis, keepdims=True), x.min(), x.mean()):
             plain = np.exp(x - shift)
             yield plain / plain.sum(axis=axis, keepdims=True), "softmax.no_max_subtraction", overflow
         if x.ndim > 1:
@@ -328,7 +340,7 @@ def _judge_scores(call, outcome, what="your scores"):
     scores = expect.array(outcome, call, what)
     expect.shape(scores, batch + (n_q, n_k), what, " = (..., n_q, n_k)", diagnoses=[
         (batch + (n_k, n_q), "attention_scores.keys_by_queries",
-         "rows must be queries and columns keys (Q K^T), not the other way round (K Q^T)."),
+         "rows must be queries and columns keys, not the other way round: your table has one row per key."),
         (batch + (n_q,) + batch + (n_k,), "attention_scores.np_dot_batched",
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul), which "
          "pairs batch b of Q with batch b of K."),
@@ -338,7 +350,7 @@ def _judge_scores(call, outcome, what="your scores"):
                   "= query i . key j; the division belongs to the attention step (notebook 02).")] if Q.shape[-1] > 1 else []
     if Q.shape[-1] == K.shape[-2]:
         diagnoses.append((Q @ K, "attention_scores.k_not_transposed",
-                          "your scores are Q @ K: K was not transposed, so a query met a column of K instead of a key."))
+                          "your scores multiply Q by K as it is: a query met a column of K instead of a key (a row of K)."))
     expect.close(scores, ref.attention_scores(Q, K), what, dtype=np.result_type(Q, K), diagnoses=diagnoses,
                  generic="do not match: entry (i, j) is the dot product of query i with key j.")
 
@@ -412,6 +424,10 @@ SUMMED_WIDTH = ("you added the products weight x value entry over the entries of
                 "values of every key.")
 
 
+SUMMED_QUERIES = ("you added the weighted values over the queries (the rows of the weights) instead of over the "
+                  "keys: each query's output is its own weighted mix of the values, one row per query.")
+
+
 def _judge_average(call, outcome, what="your output"):
     weights, V = call.args
     batch = np.broadcast_shapes(weights.shape[:-2], V.shape[:-2])
@@ -420,6 +436,10 @@ def _judge_average(call, outcome, what="your output"):
     summed_width = weights * V.sum(axis=-1)[..., None, :]  # every weight times its value's total: one per key
     if out.shape == summed_width.shape and n_k != d_v and expect.allclose(out, summed_width, *expect.tolerances(out.dtype)):
         raise CheckFailed(f"{what} has shape {out.shape}, one number per key: {SUMMED_WIDTH}", "weighted_average.sums_over_width")
+    summed_queries = weights.sum(axis=-2)[..., :, None] * V  # each value times its weights' total over the queries
+    if out.shape == summed_queries.shape and expect.allclose(out, summed_queries, *expect.tolerances(out.dtype)):
+        raise CheckFailed(f"{what} has shape {out.shape}, one row per key: {SUMMED_QUERIES}",
+                          "weighted_average.sums_over_queries")
     expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
         (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul)."),

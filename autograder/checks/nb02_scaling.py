@@ -16,32 +16,35 @@ TASKS = ["score_variance", "scale_scores", "leading_weight", "softmax_jacobian",
          "STOP_AND_TRY_SCORES", "STOP_AND_TRY_WEIGHTS", "STOP_AND_TRY_LARGEST", "STOP_AND_TRY_REASON"]
 GIVEN = ["dot_product", "attention_scores", "softmax", "weighted_average"]  # built in 01
 MISCONCEPTIONS = {
-    "score_variance.std_not_variance": "returns the standard deviation (sqrt(d_k)) instead of the variance",
+    "score_variance.std_not_variance": "returns the standard deviation of the scores instead of their variance",
     "score_variance.no_sum": "about 1: the variance of one product q_i k_i instead of the raw sum of d_k products",
     "score_variance.scaled_scores": "about 1: the variance of the scaled scores (divided by sqrt(d_k)) instead of "
                                     "the raw ones",
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
     "score_variance.not_standard_normal": "draws the entries of q and k from another distribution than the standard "
-                                          "normal: the variance is a multiple of d_k other than d_k",
+                                          "normal (mean 0, variance 1) that the argument assumes",
     "scale.none": "the scores are not scaled",
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
     "scale.multiplies": "multiplies by sqrt(d_k) instead of dividing",
     "scale.by_n_k": "divides by sqrt of the number of keys instead of sqrt(d_k)",
     "scale.wrong_divisor": "divides the scores by another number than sqrt(d_k) (none of the usual mistakes)",
+    "scale.fixed_divisor": "divides the scores by a fixed number that does not follow the key width d_k",
     "scale.by_d_v": "divides by sqrt of the value width d_v instead of sqrt(d_k)",
     "leading_weight.flag_inverted": "the `scaled` flag does the opposite",
     "leading_weight.ignores_flag": "ignores the `scaled` flag (the same result either way)",
     "leading_weight.scaled_by_width": "divides by the width instead of its square root",
-    "leading_weight.raw_not_grown": "takes (2, 1, 0) as the raw scores at every width (they grow as sqrt(width))",
-    "softmax_jacobian.sign": "p p^T - diag(p): the sign of the Jacobian is flipped",
-    "softmax_jacobian.diagonal_only": "only the diagonal p_i (1 - p_i); the off-diagonal -p_i p_j are missing",
-    "softmax_jacobian.no_outer": "diag(p) without subtracting the outer product p p^T",
-    "softmax_jacobian.inner_not_outer": "subtracts the number p . p instead of the outer product p p^T",
-    "softmax_jacobian.off_diagonal_sign": "off-diagonal entries +p_i p_j instead of -p_i p_j",
-    "softmax_jacobian.no_diag": "-p p^T without the diag(p)",
-    "softmax_jacobian.delta_as_one": "p_i (1 - p_j) for every entry: the Kronecker delta read as 1 off the diagonal too",
+    "leading_weight.returns_index": "returns where the largest weight is (its index) instead of the weight",
+    "leading_weight.raw_not_grown": "takes (2, 1, 0) as the raw scores at every width, as if they did not grow with it",
+    "softmax_jacobian.sign": "the sign of the whole Jacobian is flipped",
+    "softmax_jacobian.diagonal_only": "only the diagonal is filled in; the off-diagonal entries are 0",
+    "softmax_jacobian.no_outer": "leaves out the dependence of each weight on the other scores (the shared denominator)",
+    "softmax_jacobian.inner_not_outer": "subtracts one number (an inner product) from every entry instead of a matrix",
+    "softmax_jacobian.off_diagonal_sign": "the off-diagonal entries have the wrong sign",
+    "softmax_jacobian.no_diag": "keeps only the shared-denominator part: a score's effect on its own weight is missing",
+    "softmax_jacobian.delta_as_one": "the Kronecker delta read as 1 off the diagonal too",
+    "softmax_jacobian.log_softmax": "the Jacobian of log p (of the log-softmax) instead of p",
     "attention.softmax_wrong_axis": "softmax over another axis than the key axis (the query axis, or a batch axis)",
-    "attention.k_not_transposed": "Q @ K without transposing K",
+    "attention.k_not_transposed": "multiplies Q by K as it is, without transposing K",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention.fixed_axes": "written for one (n, d) matrix per input: right on one sequence, fails with batch axes in front",
     "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
@@ -212,13 +215,15 @@ def _judge_scales(calls, outcomes, graded):
                                                   for i, (_, m, message) in enumerate(per_call[0])])
             if found is not None:
                 raise CheckFailed(found[1], found[0]) from None
-            _constant_divisor(calls[:graded], outcomes[:graded])
+            _constant_divisor(calls, outcomes, graded)
         raise
 
 
-def _constant_divisor(calls, outcomes):
-    """Fail naming the divisor when the answer is the scores divided by one number at every input, not sqrt(d_k)."""
-    told = []
+def _constant_divisor(calls, outcomes, graded):
+    """Fail naming the divisor when the answer is the scores divided by one number at every input, not sqrt(d_k):
+    said to be a fixed number when it is the same at every input, the probes after the ``graded`` calls included,
+    while d_k changes (a constant 2 is d_k at d_k = 2: one input does not tell them apart)."""
+    ratios = []
     for call, outcome in zip(calls, outcomes):
         scores, d_k = call.args
         try:
@@ -231,8 +236,14 @@ def _constant_divisor(calls, outcomes):
         ratio = float(np.median(scores[nonzero] / got[nonzero])) if (got[nonzero] != 0).all() else None
         if ratio is None or not expect.allclose(got, scores / ratio, *expect.tolerances(scores.dtype)):
             return
-        if not math.isclose(ratio, math.sqrt(d_k), rel_tol=1e-6):
-            told.append(f"divided by {ratio:.4g} at d_k = {d_k} (sqrt(d_k) = {math.sqrt(d_k):.4g})")
+        ratios.append((ratio, d_k))
+    widths = {d_k for _, d_k in ratios}
+    if len(widths) > 1 and all(math.isclose(r, ratios[0][0], rel_tol=1e-6) for r, _ in ratios):
+        raise CheckFailed(f"your scores are divided by the same number, {ratios[0][0]:.4g}, at every d_k "
+                          f"({', '.join(str(d) for d in sorted(widths))}): a fixed divisor does not follow the key width "
+                          "passed in; the divisor is sqrt(d_k).", "scale.fixed_divisor")
+    told = [f"divided by {r:.4g} at d_k = {d_k} (sqrt(d_k) = {math.sqrt(d_k):.4g})" for r, d_k in ratios[:graded]
+            if not math.isclose(r, math.sqrt(d_k), rel_tol=1e-6)]
     if told:
         raise CheckFailed(f"your scores are {'; '.join(told)}: the divisor is sqrt(d_k).", "scale.wrong_divisor")
 
@@ -311,6 +322,11 @@ def _flag_mistake(calls, outcomes, scaled):
     return None
 
 
+def _leading_position(width, scaled) -> int:
+    """Where the largest weight is: the key of the largest raw score, at every width and flag."""
+    return int(np.argmax(ref.softmax(np.array([2.0, 1.0, 0.0]) * (1 if scaled else math.sqrt(width)))))
+
+
 def _leading(scores) -> float:
     return float(ref.softmax(np.asarray(scores, dtype=float)).max())
 
@@ -337,6 +353,13 @@ def _judge_leading(calls, outcomes, scaled):
         if not math.isfinite(got):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
                               "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
+        positions = [_number_or_none(o) for o in outcomes]
+        if None not in positions and all(p == _leading_position(c.args[0], c.kwargs["scaled"])
+                                          for p, c in zip(positions, calls)):
+            raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` returned {got:g}, at every width and "
+                              "flag the position of the largest weight among the three keys (counted from 0), not the "
+                              "weight itself: return the largest softmax weight, a fraction.",
+                              "leading_weight.returns_index")
         for other_call, other in zip(calls, outcomes):  # a flag or curve compared only between weights
             if _number_or_none(other) is not None:
                 expect.weight_kind(other, other_call, f"`leading_weight({other_call.args[0]!r}, "
@@ -370,32 +393,38 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- softmax_jacobian
+LOG_SOFTMAX = ("your Jacobian is that of log p, the log of the weights: row i of the softmax's own Jacobian carries "
+               "a factor p_i that yours lacks (the derivative of p_i, not of log p_i).")
+
+
 def _jacobian_diagnoses(p):
     outer = np.outer(p, p)
     off_positive = outer.copy()
     np.fill_diagonal(off_positive, p * (1 - p))
     delta_as_one = ("your diagonal is right, but every off-diagonal entry is p_i (1 - p_j) (or p_j (1 - p_i)): "
-                    "the 1 in p_i (delta_ij - p_j) is the Kronecker delta, 1 on the diagonal only, so off the "
-                    "diagonal d p_i / d x_j = -p_i p_j.")
+                    "the 1 there is the Kronecker delta, 1 on the diagonal only: off the diagonal the derivative "
+                    "has no such term.")
     return [
         (outer - np.diag(p), "softmax_jacobian.sign",
-         "your Jacobian has the opposite sign: d p_i / d x_i = p_i (1 - p_i) is positive."),
+         "your Jacobian has the opposite sign: raising a score raises its own weight, so the diagonal is positive."),
         (np.diag(p * (1 - p)), "softmax_jacobian.diagonal_only",
          "your diagonal is right but the off-diagonal entries are 0: raising score j lowers every other "
-         "weight, d p_i / d x_j = -p_i p_j."),
+         "weight, so the off-diagonal entries are negative."),
         (np.diag(p), "softmax_jacobian.no_outer",
-         "you returned diag(p): every weight p_i depends on every score through the shared denominator, and your "
+         "you returned the weights on the diagonal: every weight p_i depends on every score through the shared denominator, and your "
          "Jacobian leaves that dependence out (its off-diagonal entries are 0, its diagonal too large)."),
         (np.diag(p) - p @ p, "softmax_jacobian.inner_not_outer",
-         "you subtracted the number p . p from every entry; subtract the outer product p p^T (np.outer), whose entry "
-         "(i, j) is p_i p_j."),
+         "you subtracted one number, an inner product of the weights, from every entry: the term that comes from "
+         "the shared denominator differs from entry to entry (a matrix, not a number)."),
         (off_positive, "softmax_jacobian.off_diagonal_sign",
          "your diagonal is right but the off-diagonal entries have the wrong sign: raising score j lowers every "
-         "other weight, d p_i / d x_j = -p_i p_j."),
+         "other weight, so the off-diagonal entries are negative."),
         (-outer, "softmax_jacobian.no_diag",
          "your Jacobian keeps only the part that comes from the shared denominator: a score also moves its own "
          "weight through its own exponential, which your diagonal leaves out."),
         (p[:, None] * (1 - p[None, :]), "softmax_jacobian.delta_as_one", delta_as_one),
+        (np.eye(len(p)) - p[None, :], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
+        (np.eye(len(p)) - p[:, None], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
         (p[None, :] * (1 - p[:, None]), "softmax_jacobian.delta_as_one", delta_as_one),
     ]
 
@@ -421,8 +450,8 @@ def _judge_jacobian(call, outcome):
     J = expect.array(outcome, call, "your Jacobian")
     n = p.shape[0]
     if J.shape == (n,) and expect.allclose(J, p * (1 - p), *expect.tolerances(np.float64)):
-        raise CheckFailed(f"your Jacobian is the vector of the {n} diagonal entries p_i (1 - p_i): it is an n x n matrix, "
-                          "and raising score j also moves every other weight, d p_i / d x_j = -p_i p_j for i != j.",
+        raise CheckFailed(f"your Jacobian is the vector of its {n} diagonal entries: it is an n x n matrix, and raising "
+                          "score j also moves every other weight (the entries off the diagonal).",
                           "softmax_jacobian.diagonal_only")
     expect.shape(J, (n, n), "your Jacobian", " = (n, n)")
     want = ref.softmax_jacobian(p)
@@ -558,9 +587,22 @@ checks.add("STOP_AND_TRY_REASON", "format", "one of the letters of the list",
            calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])(forms.stop_and_try_reason_format)
 
 
+#: What each wrong reason of the list gets wrong, without the right one (its letter or its words).
+WRONG_REASONS = {
+    "b": "that reason says the longest key always wins: a score also depends on the key's direction, and a long key "
+         "pointing away from the query scores below a short one pointing along it.",
+    "c": "that reason says a score of 0 or below gets weight 0: the softmax exponentiates, exp(0) = 1, so every key "
+         "keeps a positive weight whatever its score.",
+    "d": "that reason says the division reverses the order of the scores: dividing every score by the same positive "
+         "number keeps their order, it only brings them closer together.",
+    "e": "that reason says every key gets the same weight: the softmax gives a larger score a larger weight, so the "
+         "weights differ whenever the scores do.",
+}
+
+
 @checks.add("STOP_AND_TRY_REASON", "value", "the reason that explains the largest weight", public=False,
             calls=lambda rng: [Call("STOP_AND_TRY_REASON", value_only=True)])
 def _(calls, outcomes):
-    if _letter(outcomes[0], calls[0]) != RIGHT_REASON:
-        raise CheckFailed("that reason does not explain the largest weight; reread which part of the computation "
-                          "decides the order of the weights.", "STOP_AND_TRY.wrong_reason")
+    chosen = _letter(outcomes[0], calls[0])
+    if chosen != RIGHT_REASON:
+        raise CheckFailed(WRONG_REASONS[chosen], "STOP_AND_TRY.wrong_reason")

@@ -7,9 +7,9 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect
+from . import batching, expect
 from .core import Call, CheckFailed, CheckList
-from .attention import UNDERFLOW_MASK, judge_attention, large_scores_qkv, underflow_probe
+from .attention import UNDERFLOW_MASK, judge_attention, judge_attentions, large_scores_qkv, scale_probe, underflow_probe
 
 ASSIGNMENT = "03_masking"
 TASKS = ["causal_mask", "padding_mask", "apply_mask", "scaled_dot_product_attention"]
@@ -21,6 +21,9 @@ MISCONCEPTIONS = {
     "causal_mask.bottom_right": "bottom-right aligned causal mask (the last query sees every key)",
     "causal_mask.not_bool": "returns numbers (0/1) instead of booleans",
     "causal_mask.square_only": "ignores n_k (always square)",
+    "causal_mask.transposed": "one row per key instead of per query (the mask transposed, or its sizes swapped)",
+    "padding_mask.width_from_lengths": "sizes the mask by the longest sequence instead of the padded length n_k",
+    "mask.output_unmasked": "right weights, but the output is computed from the weights before masking",
     "padding_mask.wrong_axis": "hides padded queries instead of padded keys",
     "padding_mask.no_query_axis": "shape (batch, n_k) without the query axis: broadcasts the batch against the queries",
     "padding_mask.off_by_one": "off by one: keeps (or hides) the key at position `length`",
@@ -46,11 +49,22 @@ CHECKS = checks
 
 
 # ---------------------------------------------------------------- causal_mask
+CAUSAL_TRANSPOSED = ("your mask is the causal mask transposed: one row per key and one column per query. Rows are the "
+                     "queries (n_q of them), columns the keys, and row i allows the keys up to i.")
+
+
 def _judge_causal(call, outcome):
     n_q = call.args[0]
     n_k = call.args[1] if len(call.args) > 1 else n_q
     what = f"`{call.describe()}`"
     got = expect.array(outcome, call, what)
+    if n_q != n_k and got.shape == (n_k, n_q) and set(np.unique(got)) <= {0, 1}:
+        for layout, message in ((ref.causal_mask(n_q, n_k).T, CAUSAL_TRANSPOSED),
+                                (ref.causal_mask(n_k, n_q), "your mask is a causal mask with its sizes swapped: n_k rows "
+                                                            "and n_q columns. Rows are the queries, columns the keys.")):
+            if np.array_equal(got.astype(bool), layout):
+                raise CheckFailed(f"{what} has shape {got.shape}, expected ({n_q}, {n_k}) = (n_q, n_k): {message}",
+                                  "causal_mask.transposed")
     expect.shape(got, (n_q, n_k), what, " = (n_q, n_k)", diagnoses=[
         ((n_q, n_q), "causal_mask.square_only", "you ignored n_k: there can be more or fewer keys than queries."),
     ])
@@ -66,16 +80,17 @@ def _judge_causal(call, outcome):
             (~want, "causal_mask.inverted",
              "True marks the hidden keys: in this course (as in PyTorch's and JAX's boolean masks) True means "
              "*may attend*."),
+            (want.T if n_q == n_k else None, "causal_mask.transposed", CAUSAL_TRANSPOSED),  # square: it is np.triu too
             (np.triu(np.ones((n_q, n_k), bool)), "causal_mask.inverted",
              "True marks the upper triangle (the later keys, and the diagonal): in this course True means *may "
              "attend*, so query i sees keys 0..i, itself included."),
             *[(np.tril(np.ones((n_q, n_k), bool), k=ahead), "causal_mask.sees_ahead",
                f"query i also sees {('key i + 1', 'keys i + 1 and i + 2')[ahead - 1]}: the boundary belongs on the "
-               "diagonal, query i sees keys 0..i (np.tril's offset k moves it).") for ahead in (1, 2) if ahead != n_k - n_q],
+               "diagonal, query i sees keys 0..i (an offset of the triangle moves the boundary off it).") for ahead in (1, 2) if ahead != n_k - n_q],
             (np.tril(np.ones((n_q, n_k), bool), k=n_k - n_q), "causal_mask.bottom_right",
              "your mask is aligned to the bottom-right corner; this course aligns it to the top-left: query i "
              "sees keys 0..i, whatever n_k is (the diagonal starts at entry (0, 0), not at the last query's corner)."),
-        ) if as_bool is not None and np.array_equal(as_bool, candidate)]
+        ) if as_bool is not None and candidate is not None and np.array_equal(as_bool, candidate)]
         if len({m for m, _ in matching}) == 1:  # a 1 x 1 mask without its diagonal is also the inverted one
             raise CheckFailed(matching[0][1], matching[0][0])
         raise CheckFailed(f"{what} is wrong: query i may attend key j exactly when j <= i.", "wrong_values")
@@ -113,6 +128,9 @@ def _judge_padding(call, outcome):
         ((batch, n_k, 1), "padding_mask.wrong_axis",
          "the padding axis is the key axis: the mask must be (batch, 1, n_k) so that every query skips the padded "
          "keys."),
+        *([((batch, 1, int(lengths.max())), "padding_mask.width_from_lengths",
+             "your mask has one column per position of the longest sequence: it needs n_k columns, the padded length "
+             "passed in, which may be longer than every sequence.")] if lengths.size and lengths.max() != n_k else []),
         ((batch, n_k), "padding_mask.no_query_axis",
          "keep a middle axis of length 1, (batch, 1, n_k): without it the batch axis would broadcast against the "
          "query axis of the scores (batch, n_q, n_k)."),
@@ -194,6 +212,9 @@ def _judge_apply(call, outcome, what="your masked scores"):
             (np.where(mask.astype(bool), scores, -np.inf), "mask.float_as_bool",
              "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scores instead "
              "of reading it as True/False."),
+            (np.where(mask == 0, scores, -np.inf), "mask.float_as_bool",
+             "a floating mask is an additive bias: you read it as keep (0) or hide (anything else), so a finite bias "
+             "hid a key it should only have moved. Add the mask to the scores."),
             (scores, "mask.float_ignored", "you ignored the floating mask: add it to the scores."),
         ]
     expect.close(got, want, what, dtype=scores.dtype, diagnoses=diagnoses,
@@ -285,12 +306,21 @@ def _judge_masked(call, outcome, what=""):
     out, weights = expect.pair(outcome, call)
     ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
     rtol, atol = expect.tolerances(np.result_type(Q, K, V))
+    if weights.shape == ref_w.shape and out.shape == ref_out.shape and expect.allclose(weights, ref_w, rtol, atol) \
+            and not expect.allclose(out, ref_out, rtol, atol) \
+            and expect.allclose(out, ref.scaled_dot_product_attention(Q, K, V)[0], rtol, atol):
+        raise CheckFailed("your weights are right, but your output is the values mixed with the weights before the "
+                          "mask (every key counted): the output uses the masked weights you return.",
+                          "mask.output_unmasked")
     if weights.shape == ref_w.shape and not expect.allclose(weights, ref_w, rtol, atol):
         empty = ~(np.broadcast_to(ref_w, ref_w.shape).sum(axis=-1) > 0)  # fully masked rows
-        if empty.any() and np.isnan(weights[empty]).any():
-            raise CheckFailed("a query whose keys are all hidden got NaN weights: every score is -inf and the softmax "
-                              "divides 0 by 0. Guard that row: its weights and its output are all zeros.",
-                              "mask.fully_masked_nan")
+        nan = np.isnan(weights).any(axis=-1)
+        if (nan & empty).any() and not (nan & ~empty).any():  # NaN where no key is allowed, and only there
+            raise CheckFailed("a query whose keys are all hidden got NaN weights (the rows with an allowed key have "
+                              "none): such a row has no weight to share out, and whichever way it is computed (a "
+                              "softmax of scores that are all -inf meets -inf - (-inf); weights masked afterwards and "
+                              "divided by their total meet 0 / 0) it gives NaN unless it is guarded. Its weights and "
+                              "its output are all zeros.", "mask.fully_masked_nan")
         with np.errstate(all="ignore"):  # named only where one mistake's weights are these (a row of hidden keys
             matching = []                  # is uniform both for a -1e9 fill and for a fill of 0)
             for c_w, misconception, message in _masked_candidates(Q, K, V, mask):
@@ -316,31 +346,51 @@ def _sdpa(args, mask=None):
     return Call("scaled_dot_product_attention", args, kwargs)
 
 
+#: The trailing axes of one sequence of Q, K and V, and of a mask (:mod:`.batching`).
+CORE, MASK_CORE = (2, 2, 2), {"mask": 2}
+
+
+def _probed(make):
+    """A check's calls, then the first sequence of each batched one (:mod:`.batching`) and
+    :func:`.attention.scale_probe`: never graded, they tell an answer written for one sequence from one that is
+    wrong everywhere, and name a divisor only where it follows one size at every input
+    (:func:`.attention.judge_divisor`)."""
+    return lambda rng: [*batching.with_first_sequences(make(rng), CORE, MASK_CORE), scale_probe(rng)]
+
+
+def _judge_sdpas(calls, outcomes, graded):
+    """:func:`_judge_masked` on the ``graded`` calls, with their first-sequence probes; a divisor named from all."""
+    judge_attentions(calls, outcomes, graded, lambda calls, outcomes: batching.judge_with_first_sequences(
+        calls[:-1], outcomes[:-1], graded, CORE, _judge_masked, "attention.fixed_axes",
+        batched_mistakes=frozenset({"attention.batched_transpose"}), keywords=MASK_CORE))
+
+
 @checks.add("scaled_dot_product_attention", "no_mask", "without a mask: non-square, batched (as in notebook 02)",
-            calls=lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 6, scale=2)), _sdpa(_qkv(rng, 4, 6, 8, 5, batch=(2, 3), scale=2))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 6, scale=2)),
+                                       _sdpa(_qkv(rng, 4, 6, 8, 5, batch=(2, 3), scale=2))]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 @checks.add("scaled_dot_product_attention", "causal", "a causal mask: no weight on later keys, rows sum to 1",
-            calls=lambda rng: [_sdpa(_qkv(rng, 5, 5, 4, 3, scale=2), ref.causal_mask(5)),
-                               _sdpa(_qkv(rng, 4, 6, 3, 2, batch=(2,), scale=2), ref.causal_mask(4, 6))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 5, 5, 4, 3, scale=2), ref.causal_mask(5)),
+                                       _sdpa(_qkv(rng, 4, 6, 3, 2, batch=(2,), scale=2), ref.causal_mask(4, 6))]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 @checks.add("scaled_dot_product_attention", "padding", "a padding mask (batch, 1, n_k) on a batch of sequences",
-            calls=lambda rng: [_sdpa(_qkv(rng, 4, 5, 6, 3, batch=(3,), scale=2), ref.padding_mask([2, 5, 3], 5))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 4, 5, 6, 3, batch=(3,), scale=2), ref.padding_mask([2, 5, 3], 5))]))
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
+    _judge_sdpas(calls, outcomes, 1)
 
 
 @checks.add("scaled_dot_product_attention", "float_mask", "floating masks: 0/-inf and a finite additive bias",
-            calls=lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 2, scale=2), _float_mask(rng, (3, 5))),
-                               _sdpa(_qkv(rng, 4, 4, 9, 3, scale=2),
-                                     -0.5 * np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 3, 5, 4, 2, scale=2), _float_mask(rng, (3, 5))),
+                                       _sdpa(_qkv(rng, 4, 4, 9, 3, scale=2),
+                                             -0.5 * np.abs(np.subtract.outer(np.arange(4.0), np.arange(4.0))))]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 def _fully_masked(rng):
@@ -352,35 +402,40 @@ def _fully_masked(rng):
 
 @checks.add("scaled_dot_product_attention", "fully_masked_row",
             "a query with no allowed key gets zero weights and a zero output (no NaN)",
-            calls=lambda rng: _fully_masked(rng))
+            calls=_probed(_fully_masked))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 2)
 
 
 @checks.add("scaled_dot_product_attention", "masked_large_scores", "large scores (1e3 and beyond) under a mask",
-            calls=lambda rng: [_sdpa(large_scores_qkv(rng, 4, 4, 4, 3, offset=800.0), ref.causal_mask(4)),
-                               _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5)),
-                               _sdpa(underflow_probe(rng), UNDERFLOW_MASK.copy())])
+            calls=_probed(lambda rng: [_sdpa(large_scores_qkv(rng, 4, 4, 4, 3, offset=800.0), ref.causal_mask(4)),
+                                       _sdpa(large_scores_qkv(rng, 3, 5, 4, 2, offset=-600.0), ref.causal_mask(3, 5)),
+                                       _sdpa(underflow_probe(rng), UNDERFLOW_MASK.copy())]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_masked)
+    _judge_sdpas(calls, outcomes, 3)
 
 
 @checks.add("scaled_dot_product_attention", "mask_broadcast", "one (n_q, n_k) mask shared by every sequence and head",
-            calls=lambda rng: [_sdpa(_qkv(rng, 4, 6, 5, 3, batch=(2, 3), scale=2), ref.causal_mask(4, 6))])
+            calls=_probed(lambda rng: [_sdpa(_qkv(rng, 4, 6, 5, 3, batch=(2, 3), scale=2), ref.causal_mask(4, 6))]))
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
+    _judge_sdpas(calls, outcomes, 1)
 
 
 # One check for both, as every task of 04 and 05 has it: the two properties are one point, not two. The float32
-# call is judged on its values; every call must leave Q, K, V and the mask as they were.
+# call is judged on its values (a divisor named from every call); every call must leave Q, K, V and the mask as
+# they were.
 @checks.add("scaled_dot_product_attention", "float32_unmodified",
             "float32 inputs under a mask; Q, K, V and the mask left unchanged",
-            calls=lambda rng: [_sdpa(_qkv(rng, 5, 7, 16, 4, batch=(2,), scale=2, dtype=np.float32),
-                                     ref.causal_mask(5, 7)),
+            calls=lambda rng: [*batching.with_first_sequences(
+                [_sdpa(_qkv(rng, 5, 7, 16, 4, batch=(2,), scale=2, dtype=np.float32), ref.causal_mask(5, 7))],
+                CORE, MASK_CORE),
                                _sdpa(_qkv(rng, 4, 4, 3, 2), ref.causal_mask(4)),
-                               _sdpa(_qkv(rng, 3, 5, 3, 2), _float_mask(rng, (3, 5)))])
+                               _sdpa(_qkv(rng, 3, 5, 3, 2), _float_mask(rng, (3, 5))), scale_probe(rng)])
 def _(calls, outcomes):
-    _judge_masked(calls[0], outcomes[0])
-    for call, outcome in zip(calls, outcomes):
+    # calls: the float32 call and its first sequence, then two more calls that only must leave their inputs alone
+    judge_attentions(calls, outcomes, 1, lambda calls, outcomes: batching.judge_with_first_sequences(
+        calls[:2], outcomes[:2], 1, CORE, _judge_masked, "attention.fixed_axes",
+        batched_mistakes=frozenset({"attention.batched_transpose"}), keywords=MASK_CORE))
+    for call, outcome in zip(calls[:1] + calls[2:-1], outcomes[:1] + outcomes[2:-1]):
         expect.value(outcome, call)
         expect.unmodified(outcome, call, {"0": "Q", "1": "K", "2": "V", "mask": "mask"})

@@ -8,21 +8,22 @@ import attention_ref as ref
 
 from . import batching, expect, signature
 from .core import Call, CheckFailed, CheckList
-from .heads_attention import KEYS_FROM_QUERIES, _mha_args, _mha_call, headless, judge_mha, mha_variant  # noqa: F401 (05 imports them from here)
+from .heads_attention import KEYS_FROM_QUERIES, _mha_args, _mha_call, headless, judge_mha, mha_variant, nan_where  # noqa: F401 (05 imports them from here)
 
 ASSIGNMENT = "04_heads"
 TASKS = ["project", "attention_param_count", "split_heads", "merge_heads", "multi_head_attention"]
 GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask"]
 MISCONCEPTIONS = {
-    "project.transposed_map": "applies the transpose of the map (X @ W.T or W @ X)",
+    "project.transposed_map": "applies the transpose of the map (each output entry reads a row of W, not a column)",
     "project.fixed_axes": "written for one (n, d) matrix: right on one sequence, fails with batch axes in front",
     "attention_param_count.times_heads": "multiplies the parameter count by the number of heads",
     "attention_param_count.no_output_projection": "leaves out the output projection W_o",
     "attention_param_count.ignores_flag": "ignores output_projection=False",
+    "attention_param_count.map_miscounted": "leaves out one of the maps, or counts one twice",
     "attention_param_count.widths_swapped": "uses d_v for the query/key maps and d_k for the value map",
     "attention_param_count.square_maps": "counts every map as d_model x d_model, ignoring the per-head widths",
-    "attention_param_count.square_output_map": "counts W_o as d_model x d_model instead of (heads * d_v) x d_model",
-    "attention_param_count.three_equal_maps": "counts three maps of width d_k, although the value map has width d_v",
+    "attention_param_count.square_output_map": "counts W_o as a square d_model x d_model map, ignoring the width of the merged heads",
+    "attention_param_count.three_equal_maps": "gives the value map the key width d_k",
     "split_heads.reshape_without_transpose": "reshapes straight to (heads, n, d) without moving the head axis (mixes positions)",
     "split_heads.no_transpose": "reshapes to (n, heads, d) and never moves the head axis in front",
     "split_heads.interleaved": "gives head h every h-th column instead of one contiguous slice",
@@ -42,6 +43,8 @@ MISCONCEPTIONS = {
     "multi_head_attention.merge_without_transpose": "merges the heads with a reshape and no transpose",
     "multi_head_attention.single_head": "ignores num_heads (one head over the full width)",
     "multi_head_attention.mask_ignored": "ignores the mask",
+    "multi_head_attention.mask_inverted": "reads the mask the other way round (True = hidden) inside the heads",
+    "multi_head_attention.merge_interleaved": "merges the heads by interleaving their columns instead of joining them end to end",
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
     "multi_head_attention.values_from_queries": "projects the values from X_q instead of X_kv",
     "multi_head_attention.keys_from_queries": "projects the keys from X_q instead of X_kv",
@@ -65,9 +68,9 @@ def _judge_project(call, outcome):
     expect.shape(result, expected_shape, "your projection", " (..., n, d_out): one output entry per column of W")
     expect.close(result, ref.project(X, W), "your projection", dtype=X.dtype,
                  diagnoses=[(X @ W.T, "project.transposed_map",
-                             "you applied the transpose of the map: row i of the output is X[i] @ W, "
-                             "one output entry per column of W.")] if W.shape[0] == W.shape[1] else (),
-                 generic="does not match X @ W: each output row is the input row times the map.")
+                             "you applied the transpose of the map: each output entry of a row comes from a column of W "
+                             "(one output entry per column), and yours come from its rows.")] if W.shape[0] == W.shape[1] else (),
+                 generic="does not match the projection: each output row is its input row mapped by W.")
 
 
 @checks.add("project", "seed_example", "the docstring's example and a square map",
@@ -101,12 +104,23 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
     yield right * num_heads, "attention_param_count.times_heads", \
         "your count grows with the number of heads. At a fixed total width the heads share it: " \
         "h heads of width d_model/h hold as many parameters as one head of width d_model."
+    # W_v and W_o always hold as many entries: a count one W_v off is one W_o off, and the messages say both
     if output_projection:
         yield right - wo, "attention_param_count.no_output_projection", \
-            "your count leaves out the output projection W_o, the (heads*d_v) x d_model map that recombines the heads."
+            "your count leaves out the entries of one map of the size of the output projection W_o, the map that " \
+            "recombines the heads: most likely W_o itself (the value map W_v holds as many entries, so a count " \
+            "without W_v gives the same number)."
     else:
         yield right + wo, "attention_param_count.ignores_flag", \
-            "with output_projection=False the output map W_o must not be counted."
+            "with output_projection=False your count still holds the entries of one map of the size of W_o: most " \
+            "likely W_o itself, which must not be counted (a second value map W_v would hold as many)."
+    qk = d_model * num_heads * d_k
+    # one map left out or counted twice (a query or key map, or one of W_o's size); at d_k = d_v every map is as
+    # large, and the two mistakes above are among these: no one of them is named there
+    for extra in (-qk, qk, wo if output_projection else -wo):
+        yield right + extra, "attention_param_count.map_miscounted", \
+            "your count is off by exactly the entries of one map (one left out, or one counted twice): check that " \
+            "each of W_q, W_k and W_v is counted once, and W_o once when output_projection is True."
     if d_k != d_v:
         swapped = d_model * num_heads * (2 * d_v + d_k) + (num_heads * d_k * d_model if output_projection else 0)
         yield swapped, "attention_param_count.widths_swapped", \
@@ -117,10 +131,14 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
     yield 3 * d_model ** 2 + (d_model ** 2 if output_projection else 0), "attention_param_count.square_maps", \
         "your count treats every map as d_model x d_model: each of W_q, W_k, W_v has one column per head and per " \
         "entry of that head (heads x d_k or heads x d_v columns), which is d_model only when the widths are the defaults."
+    square_output = ("your count takes W_o as d_model x d_model: W_o maps the merged heads, heads x d_v entries wide, "
+                     "back to d_model, so it has heads x d_v rows.")
     if output_projection:
-        yield right - wo + d_model ** 2, "attention_param_count.square_output_map", \
-            "your count takes W_o as d_model x d_model: W_o maps the merged heads, heads x d_v entries wide, back to " \
-            "d_model, so it has heads x d_v rows."
+        yield right - wo + d_model ** 2, "attention_param_count.square_output_map", square_output
+    else:  # the full count less d_model x d_model: the W_o it leaves out is taken as square
+        yield right + wo - d_model ** 2, "attention_param_count.square_output_map", \
+            "with output_projection=False your count leaves out d_model x d_model entries, which is not the size of " \
+            "W_o: " + square_output.partition(": ")[2]
 
 
 def _judge_counts(calls, outcomes):
@@ -143,8 +161,35 @@ def _judge_counts(calls, outcomes):
     found = signature.exact(got, right, counts)
     if found is not None:
         raise CheckFailed(messages[found], found)
-    raise CheckFailed(f"`{calls[off[0]].describe()}` is off: count the entries of W_q, W_k, W_v "
-                      f"(d_model rows each) and of W_o.", "wrong_values")
+    call = calls[off[0]]
+    counted = "and of W_o" if call.kwargs.get("output_projection", True) else \
+        "only: with output_projection=False, W_o is not part of the count"
+    raise CheckFailed(f"`{call.describe()}` is off (by {int(got[off[0]] - right[off[0]]):+d}){_off_term(calls, got, right, off)}: "
+                      f"count the entries of W_q, W_k, W_v (d_model rows each) {counted}.", "wrong_values")
+
+
+#: The parts of the count a difference may be a whole number of, by name: the maps of each part hold the same
+#: number of entries (W_v and W_o always do).
+COUNT_PARTS = (("the query and key maps (W_q, W_k)", lambda d_model, h, d_k, d_v: d_model * h * d_k),
+               ("the value map W_v (or W_o, which holds as many)", lambda d_model, h, d_k, d_v: d_model * h * d_v))
+
+
+def _off_term(calls, got, right, off) -> str:
+    """Where every wrong count is off by the same whole number of one part's maps, and of no other part's: that part,
+    in words (which part the student should recount); else nothing."""
+    fitting = None
+    for i in off:
+        d_model, h = calls[i].args[:2]
+        d_k = calls[i].kwargs.get("d_k") or d_model // h
+        d_v = calls[i].kwargs.get("d_v") or d_model // h
+        here = {(name, k) for name, size in COUNT_PARTS for k in (-2, -1, 1, 2)
+                if got[i] - right[i] == k * size(d_model, h, d_k, d_v)}
+        fitting = here if fitting is None else fitting & here
+    if fitting is None or len(fitting) != 1:
+        return ""
+    name, k = fitting.pop()
+    return (f", at every input where it is off, by {abs(k)} {'map' if abs(k) == 1 else 'maps'} the size of one of "
+            f"{name}: {'one too many' if k == 1 else 'too many' if k > 0 else 'missing'}")
 
 
 @checks.add("attention_param_count", "seed_example", "the seeds' layer: width 512, 8 heads of 64, and one head of 512",
@@ -180,7 +225,7 @@ def _split_candidates(X, h):
     d = d_model // h
     yield X.reshape(*batch, h, n, d), "split_heads.reshape_without_transpose", \
         "your heads mix positions: a reshape straight to (heads, n, d) cuts the rows in the wrong order. " \
-        "Reshape to (..., n, heads, d) first, then move the head axis in front (transpose/swapaxes)."
+        "The columns of one position must stay together: cut each row into heads first, then move the head axis."
     yield np.swapaxes(X.reshape(*batch, n, d, h), -1, -2).swapaxes(-3, -2), "split_heads.interleaved", \
         "head h got every h-th column; it should get one contiguous slice, columns h*d to (h+1)*d."
 
@@ -191,15 +236,15 @@ def _judge_split(call, outcome):
     result = expect.array(outcome, call, "your heads")
     expect.shape(result, (*batch, h, n, d_model // h), "your heads", " (..., heads, n, d_model // heads)",
                  diagnoses=[((*batch, n, h, d_model // h), "split_heads.no_transpose",
-                             "the head axis is still after the positions: move it in front (swapaxes(-3, -2)) "
-                             "so that each head is one (n, d) matrix."),
+                             "the head axis is still after the positions: each head must be one (n, d) matrix, so the head "
+                             "axis comes before the positions."),
                             ((h, *batch, n, d_model // h), "split_heads.heads_before_batch",
                              "the head axis went in front of the batch axes: it belongs just before the positions, "
-                             "(..., heads, n, d). Count the axes from the end (swapaxes(-3, -2)) so that batch axes "
-                             "stay in front.")] if batch else
+                             "(..., heads, n, d). Count the axes from the end so that batch axes stay in front.")]
+                 if batch else
                  [((n, h, d_model // h), "split_heads.no_transpose",
-                   "the head axis is still after the positions: move it in front (swapaxes(-3, -2)) "
-                   "so that each head is one (n, d) matrix.")])
+                   "the head axis is still after the positions: each head must be one (n, d) matrix, so the head "
+                   "axis comes before the positions.")])
     expect.close(result, ref.split_heads(X, h), "your heads", dtype=X.dtype, diagnoses=_split_candidates(X, h),
                  generic="do not hold the right slices: head h should hold columns h*d to (h+1)*d of every row.")
 
@@ -230,7 +275,7 @@ def _merge_candidates(X):
     *batch, h, n, d = X.shape
     yield X.reshape(*batch, n, h * d), "merge_heads.reshape_without_transpose", \
         "your merged rows mix positions: a reshape straight from (heads, n, d) to (n, heads*d) is not the inverse " \
-        "of the split. Move the head axis back next to the width first (swapaxes(-3, -2)), then reshape."
+        "of the split: the head axis must be next to the width before the two are joined."
     yield np.swapaxes(X, -3, -2).swapaxes(-1, -2).reshape(*batch, n, h * d), "merge_heads.wrong_order", \
         "your merged rows interleave the heads' columns: concatenate the heads end to end, head 0 first."
     if h > 1:
@@ -239,7 +284,7 @@ def _merge_candidates(X):
     if batch:
         yield np.moveaxis(X, 0, -2).reshape(*batch, n, h * d), "merge_heads.moves_batch_axis", \
             "your merged rows mix the batch entries: with batch axes in front, axis 0 is not the head axis. Count " \
-            "the axes from the end: the head axis is -3 (swapaxes(-3, -2)), then reshape."
+            "the axes from the end: the head axis is the third from the end."
 
 
 def _judge_merge(call, outcome):
@@ -350,9 +395,9 @@ def _(calls, outcomes):
     args, mask = call.args, call.kwargs["mask"]
     _raised_mistake(calls, outcomes)
     out, weights = expect.pair(outcomes[0], call)
-    if np.isnan(out).any() or np.isnan(weights).any():
-        raise CheckFailed("a query whose keys are all masked gave NaN: its weights and output should be zeros "
-                          "(the given scaled_dot_product_attention guards that row).", "nan")
+    nan_where(out, weights, ref.multi_head_attention(*args, mask=mask)[1],
+              "a query whose keys are all masked gave NaN (and only such a query): its weights and output should be "
+              "zeros (the given scaled_dot_product_attention guards that row).")
     judge_mha(call, outcomes[0], args, mask)
 
 

@@ -7,7 +7,7 @@ import attention_ref as ref
 
 from . import expect, signature
 from .core import Call, CheckFailed, CheckList
-from .nb04_heads import _mha_args, judge_mha, mha_variant
+from .nb04_heads import _mha_args, judge_mha, mha_variant, nan_where
 
 ASSIGNMENT = "05_cross_attention"
 TASKS = ["self_attention", "cross_attention"]
@@ -18,6 +18,7 @@ MISCONCEPTIONS = {
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
     "self_attention.causal_inverted": "negates the causal mask: position i reads only the later positions j > i",
+    "self_attention.causal_not_bool": "builds the causal mask of numbers (0/1): added as a bias, it hides nothing",
     "self_attention.mask_size_from_width": "sizes the causal mask with X.shape[-1], the width, not the number of positions",
     "self_attention.mask_size_from_batch": "sizes the causal mask with len(X) (X.shape[0]), the batch size of a "
                                            "batched X, instead of the number of positions",
@@ -59,8 +60,11 @@ def _self_diagnoses(call):
                 "your causal mask leaves out the diagonal: a position may read itself (j <= i, not j < i)."
             yield ref.multi_head_attention(*args, mask=~ref.causal_mask(n)), "self_attention.causal_inverted", \
                 "your causal mask is negated: position i reads only the later positions j > i (and the last one " \
-                "reads nothing). In this course True means *may attend*: causal_mask(n) marks the keys j <= i a " \
-                "query may read, pass it as it is."
+                "reads nothing). In this course True means *may attend*, and a causal mask marks the keys a query may "\
+                "read: negating it hides exactly those."
+        yield ref.multi_head_attention(*args, mask=ref.causal_mask(n).astype(X.dtype)), "self_attention.causal_not_bool", \
+            "your causal mask holds numbers (0 and 1), not booleans: a floating mask is an additive bias, so it adds 1 " \
+            "to the allowed scores and hides nothing. A mask that hides keys is boolean (True = may attend)."
     else:
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "self_attention.causal_always", \
             "with causal=False (the default) every position reads every position; your answer applies the causal mask anyway."
@@ -290,9 +294,12 @@ def _(calls, outcomes):
 def _(calls, outcomes):
     call = calls[0]
     out, weights = expect.pair(outcomes[0], call)
-    if np.isnan(out).any() or np.isnan(weights).any():
-        raise CheckFailed("a sequence whose source is all padding gave NaN: every key of its queries is masked, "
-                          "so its weights and output should be zeros (the 0/0 guard of a fully masked row).", "nan")
+    X_dec, X_enc, W_q, W_k, W_v, W_o, h = call.args
+    mask = ref.padding_mask(call.kwargs["enc_lengths"], X_enc.shape[-2])
+    nan_where(out, weights, ref.multi_head_attention(*call.args, mask=mask)[1],
+              "a sequence whose source is all padding gave NaN (and only such a sequence): every key of its queries is "
+              "masked, so its weights and output should be zeros (the 0/0 guard of a fully masked row).",
+              "your cross-attention")
     _judge_cross(call, outcomes[0])
 
 

@@ -15,9 +15,10 @@ GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask
 MISCONCEPTIONS = {
     "TABLE_BYTES.one_head": "counts the table of one head instead of all 8",
     "TABLE_BYTES.float64": "counts 8 bytes per weight (float64) instead of 4 (float32)",
-    "TABLE_BYTES.linear_in_n": "counts n weights per head instead of n x n",
+    "TABLE_BYTES.linear_in_n": "counts a number of weights per head that grows like n, not a whole table",
     "TABLE_BYTES.megabytes": "gives the count in megabytes (or MiB) instead of bytes",
     "TABLE_BYTES.bits": "counts bits instead of bytes",
+    "TABLE_BYTES.numbers_not_bytes": "counts the weights instead of their bytes",
     "blockwise_attention.no_rescale": "does not rescale the running total and sum when the running maximum grows",
     "blockwise_attention.per_block_softmax": "normalises each block on its own and adds (or averages) the blocks",
     "blockwise_attention.no_scaling": "does not divide the scores by sqrt(d_k)",
@@ -62,6 +63,8 @@ def _(calls, outcomes):
         (TABLE_HEADS * TABLE_N * TABLE_ITEMSIZE, "TABLE_BYTES.linear_in_n",
          "your count grows like n; every query has a weight for every key, so the table has n x n entries per head."),
         (right * 8, "TABLE_BYTES.bits", "your count is in bits; TABLE_BYTES asks for bytes (4 per float32 weight)."),
+        (right // TABLE_ITEMSIZE, "TABLE_BYTES.numbers_not_bytes",
+         "your count is the number of weights, not of bytes: each float32 weight takes more than one byte."),
     ]
     # A byte count is an integer (exact as a float too): compared exactly, no tolerance.
     if got == right:

@@ -26,8 +26,8 @@ MISCONCEPTIONS = {
     "scaled_dot_scores.one_map": "projects the keys with the query map (one map: the scores become symmetric)",
     "scaled_dot_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
     "bilinear_scores.fixed_axes": "written for one sequence (`.T` or fixed axes): raises with batch axes in front",
-    "scaled_dot_scores.keys_by_queries": "the table the other way round: one row per key, K Q^T instead of Q K^T",
-    "bilinear_scores.keys_by_queries": "the table the other way round: one row per key (K W^T Q^T)",
+    "scaled_dot_scores.keys_by_queries": "the table the other way round: one row per key instead of per query",
+    "bilinear_scores.keys_by_queries": "the table the other way round: one row per key instead of per query",
     "bilinear_scores.transposed": "uses W transposed: reads the relation from the key to the query",
     "bilinear_scores.scaled": "divides the bilinear score by a square root (W learns its own scale)",
     "score_costs.additive_without_v": "leaves the h parameters of v out of the additive count",
@@ -35,9 +35,10 @@ MISCONCEPTIONS = {
     "score_costs.pairs_at_input_width": "counts d multiply-adds per pair for the projected scores instead of h",
     "score_costs.swapped_pair": "returns (multiply_adds, parameters) instead of (parameters, multiply_adds)",
     "score_costs.bilinear_per_pair": "recomputes W k for every query-key pair",
-    "score_costs.counts_tanh": "counts the n^2 h tanh evaluations of the additive score as multiply-adds",
+    "score_costs.counts_tanh": "counts the tanh evaluations of the additive score as multiply-adds",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
     "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
+    "width_for_budget.precedence": "writes a // b * c for a // (b c): the two operators group from the left",
 }
 checks = CheckList()
 CHECKS = checks
@@ -60,13 +61,15 @@ def _pairs_not_broadcast(Q, K, W_q, W_k, v):
     return np.tanh(Q @ W_q + K @ W_k) @ v
 
 
-#: What a score is, as the task states it: said when the values are off in a way no catalogued mistake explains.
+#: What a score is made of, in words (never its formula): said when the values are off in a way no catalogued mistake
+#: explains.
 SCORE_RULES = {
-    "additive_scores": "the additive score: score (i, j) is v . tanh(q_i W_q + k_j W_k), the tanh acting on the sum "
-                       "of the two projections, for every query i and every key j.",
-    "scaled_dot_scores": "the scaled dot score: score (i, j) is (q_i W_q) . (k_j W_k) divided by the square root of "
-                         "the projected width, for every query i and every key j.",
-    "bilinear_scores": "the bilinear score: score (i, j) is q_i W k_j^T, unscaled, for every query i and every key j.",
+    "additive_scores": "the additive score of every query i with every key j: check where each projection, the "
+                       "nonlinearity and the vector v come in (reread the task's definition).",
+    "scaled_dot_scores": "the scaled dot score of every query i with every key j: each side goes through its own map "
+                         "before they meet, and the result is scaled for the width they meet in.",
+    "bilinear_scores": "the bilinear score of every query i with every key j through the learned matrix W, which "
+                       "carries its own scale.",
 }
 
 
@@ -190,7 +193,7 @@ def _(calls, outcomes):
 def _bilinear_candidates(Q, K, W):
     if W.shape[0] == W.shape[1]:
         yield Q @ W.T @ np.swapaxes(K, -1, -2), "bilinear_scores.transposed", \
-            ("your W acts the wrong way round: q^T W k reads from the query's side; with W transposed a "
+            ("your W acts the wrong way round: the score reads the relation from the query's side; with W transposed a "
              "non-symmetric relation is read from the key's side.")
     for width in {Q.shape[-1], K.shape[-1]}:
         yield Q @ W @ np.swapaxes(K, -1, -2) / math.sqrt(width), "bilinear_scores.scaled", \
@@ -308,5 +311,11 @@ def _(calls, outcomes):
     if got == without_v and not rounds:
         raise CheckFailed("your additive width does not leave room for every learned part of the score.",
                           "width_for_budget.additive_without_v")
+    # a // b * c groups from the left: the budget halved, then multiplied by the width (plus v's unit)
+    left_to_right = [budget // 2 * d + (1 if kind == "additive" else 0) for kind, d, budget in (c.args for c in calls)]
+    if got == left_to_right:
+        raise CheckFailed("your width grows with the item width d where it should shrink: in Python `//` and `*` bind "
+                          "equally and group from the left, so `a // b * c` divides a by b only and then multiplies "
+                          "by c.", "width_for_budget.precedence")
     raise CheckFailed("`width_for_budget` is off: count the parameters one hidden unit adds, and keep the total "
                       "within the budget.", "wrong_values")

@@ -1,15 +1,20 @@
 """A message names the misconception or the property that fails; it does not hand over the answer (issue 24:
-a blind review found the code or the formula of the solution in four messages). Each answer below gets the
-message that once held it, judged on the check itself; the message must still say what is wrong."""
+blind reviews found the code or the formula of the solution in messages and in misconception titles). Each answer
+below gets the message that once held it, judged on the check itself; the message must still say what is wrong. And
+as a property of every message at once: no string of a check module, no misconception title, holds a graded answer's
+code or formula (:data:`ANSWER_FORMS`)."""
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import attention_ref as ref
-from autograder.checks import CHECKS, executor
+import autograder.checks as checks_package
+from autograder.checks import CHECKS, MISCONCEPTIONS, executor
 from autograder.checks.core import evaluate
 
 
@@ -45,3 +50,59 @@ def test_the_message_names_the_property_not_the_answer(grade_id, name, answer, s
     verdict = _verdict(grade_id, name, answer)
     assert not verdict.passed and said in verdict.message, verdict
     assert not [text for text in not_said if text in verdict.message], verdict.message
+
+
+#: The answers of the graded tasks as a message would print them (issue 24's blind reviews found each of these, or
+#: one of its kind, in a message or a misconception's title): the code of the fix, or the task's whole formula.
+ANSWER_FORMS = {
+    "dot_product": ("q_i * k_i", "sum of q_i k_i"),
+    "attention_scores": ("Q K^T", "Q @ K.T", "K^T", "np.swapaxes(K"),
+    "weighted_average": ("weights @ V", "weights^T"),
+    "softmax_jacobian": ("diag(p) - p p", "p p^T", "-p_i p_j", "p_i (1 - p_i)", "delta_ij - p_j"),
+    "scaled_dot_product_attention": ("softmax(Q K", "Q K^T / sqrt"),
+    "causal_mask": ("np.tril", "np.triu", "causal_mask(n)"),
+    "apply_mask": ("np.where(mask",),
+    "project": ("X @ W", "X[i] @ W", "@ W.T"),
+    "split_heads": ("swapaxes(-3, -2)", "reshape(*batch"),
+    "merge_heads": ("swapaxes(-3, -2)",),
+    "multi_head_attention": ("expand_dims(mask", "[:, None]"),
+    "self_attention": ("pass it as it is", "causal_mask(n)"),
+    "TABLE_BYTES": ("4 bytes each", "x n_q x n_k"),
+    "additive_scores": ("tanh(q_i W_q + k_j W_k)", "v . tanh"),
+    "scaled_dot_scores": ("(q_i W_q) . (k_j W_k)",),
+    "bilinear_scores": ("q_i W k_j", "q^T W k", "Q W K^T"),
+    "attention_param_count": ("(heads * d_v) x d_model",),
+}
+
+
+def _texts(path: Path):
+    """Every string a check module can say: its string constants and the fixed parts of its f-strings, less the
+    docstrings (never shown to a student)."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+CHECK_MODULES = sorted(Path(checks_package.__file__).parent.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", CHECK_MODULES, ids=lambda p: p.name)
+def test_no_message_or_title_holds_an_answer(path):
+    """A property of every message and every misconception title at once, not of the ones a review met: no string a
+    check module can show holds the code or the formula of a graded answer (:data:`ANSWER_FORMS`). Implicitly
+    concatenated literals are one constant, so a form split over two source lines is still found."""
+    found = [(line, task, form) for line, text in _texts(path) for task, forms in ANSWER_FORMS.items()
+             for form in forms if form in text]
+    assert not found, f"{path.name}: answers in messages or titles (line, task, form): {found}"
+
+
+def test_the_misconception_titles_hold_no_answer():
+    """The titles of the misconceptions (the report and the feedback show them) as they are registered, concepts and
+    generated titles included."""
+    found = [(m, form) for m, title in MISCONCEPTIONS.items() for forms in ANSWER_FORMS.values() for form in forms
+             if form in title]
+    assert not found, found

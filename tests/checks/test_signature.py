@@ -241,13 +241,25 @@ def test_an_answer_that_only_raises_where_a_mistake_raises_is_not_given_its_name
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("grade_id", ["leading_weight_scaled_flat", "leading_weight_unscaled_saturates"])
-@pytest.mark.parametrize("answer, said", [(leading_index, "whole number"), (leading_index_as_float, "at least 1/3")])
-def test_an_index_is_not_diagnosed_as_a_flag_mistake(grade_id, answer, said, seed):
-    """An argmax reads the flag but gives 0 either way: the verdict says what kind of value came back, and
-    names no flag mistake (issue 24: it was told "your result does not change with `scaled`")."""
+@pytest.mark.parametrize("answer", [leading_index, leading_index_as_float])
+def test_an_index_is_not_diagnosed_as_a_flag_mistake(grade_id, answer, seed):
+    """An argmax reads the flag but gives 0 either way: the verdict names no flag mistake (issue 24: it was told
+    "your result does not change with `scaled`"), and says what came back: the position of the largest weight at
+    every width and flag (an int or a float alike)."""
     verdict = _verdict(grade_id, "leading_weight", answer, seed)
-    assert not verdict.passed and verdict.misconception in GENERIC_MISCONCEPTIONS, verdict
-    assert said in verdict.message and "scaled`:" not in verdict.message, verdict
+    assert not verdict.passed and verdict.misconception == "leading_weight.returns_index", verdict
+    assert "position of the largest weight" in verdict.message and "scaled`:" not in verdict.message, verdict
+
+
+def leading_truncated(width, scaled=True):
+    """int() of the weight: 0 at small widths like an index, 1 where the softmax saturates (no index is 1 there)."""
+    return int(ref.leading_weight(width, scaled=scaled))
+
+
+@pytest.mark.parametrize("grade_id", ["leading_weight_scaled_flat", "leading_weight_unscaled_saturates"])
+def test_a_whole_number_that_is_not_the_position_is_not_named_an_index(grade_id):
+    verdict = _verdict(grade_id, "leading_weight", leading_truncated, 0)
+    assert not verdict.passed and verdict.misconception != "leading_weight.returns_index", verdict
 
 
 def test_the_cost_calls_separate_the_tanh_count_from_the_per_pair_width():
