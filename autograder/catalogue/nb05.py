@@ -215,3 +215,15 @@ def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
         source="the course's shape contract (..., n, d_model): the positions are axis -2, the width axis -1; the "
                "two agree only for a square X"),
 ]
+
+# issue 24, blind set 6: a flag used wrongly is not a flag ignored; the causal=False probe tells them apart.
+VARIANTS += [
+    Variant("self_attention_flag_as_mask", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    # "mask: whether to mask" -- the flag handed on as it is
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=causal)
+'''}, misconception="self_attention.flag_as_mask",
+        source="the mask= and is_causal= arguments of torch.nn.functional.scaled_dot_product_attention are two "
+               "different things (PyTorch docs); a boolean scalar mask broadcasts to every key: True keeps all, "
+               "False hides all"),
+]

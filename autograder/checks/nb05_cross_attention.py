@@ -14,6 +14,7 @@ TASKS = ["self_attention", "cross_attention"]
 GIVEN = ["scaled_dot_product_attention", "multi_head_attention", "causal_mask", "padding_mask"]
 MISCONCEPTIONS = {
     "self_attention.causal_ignored": "ignores causal=True (every position reads the future)",
+    "self_attention.flag_as_mask": "passes the causal flag on as the mask: True hides nothing, False hides every key",
     "self_attention.causal_always": "applies the causal mask even when causal=False",
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
@@ -44,14 +45,51 @@ def _self_call(rng, batch, n, d_model, h, d_k, d_v, d_out, causal=None, dtype=np
     return Call("self_attention", (X_q, W_q, W_k, W_v, W_o, h), kwargs)
 
 
-def _self_diagnoses(call):
+#: What an answer does with the other value of the flag, read from a never-graded probe (the same inputs with
+#: causal=False beside each causal=True call): "same" when it gives the very same (output, weights), "hides_all"
+#: when it hides every key (all weights 0: the flag itself passed on as the mask), "other" otherwise, None unknown.
+FLAG_SAME, FLAG_HIDES_ALL, FLAG_OTHER = "same", "hides_all", "other"
+
+
+def _flag_probe(outcome, probe) -> str | None:
+    """How ``probe`` (the causal=False call) compares with ``outcome`` (the causal=True call on the same inputs)."""
+    if outcome.error is not None or probe.error is not None:
+        return None
+    if signature.agrees(probe, outcome.value):
+        return FLAG_SAME
+    value = probe.value
+    if isinstance(value, tuple) and len(value) == 2:
+        try:
+            weights = np.asarray(value[1], dtype=float)
+        except (TypeError, ValueError):
+            return FLAG_OTHER
+        if weights.size and np.isfinite(weights).all() and not weights.any():
+            return FLAG_HIDES_ALL
+    return FLAG_OTHER
+
+
+def _self_diagnoses(call, flag=None):
     X, W_q, W_k, W_v, W_o, h = call.args
     args = (X, X, W_q, W_k, W_v, W_o, h)
     n = X.shape[-2]
     if call.kwargs.get("causal", False):
-        yield ref.multi_head_attention(*args), "self_attention.causal_ignored", \
-            "with causal=True position i must read only positions j <= i; your weights reach later positions " \
-            "(the causal flag is ignored)."
+        # Unmasked weights with causal=True: *ignored* only where causal=False gives the very same answer; passed on
+        # as the mask where causal=False hides every key (True hides nothing, False everything).
+        unmasked = ref.multi_head_attention(*args)
+        if flag == FLAG_SAME:
+            yield unmasked, "self_attention.causal_ignored", \
+                "with causal=True position i must read only positions j <= i; your weights reach later positions, " \
+                "and causal=False gives the very same answer (the causal flag is ignored)."
+        elif flag == FLAG_HIDES_ALL:
+            yield unmasked, "self_attention.flag_as_mask", \
+                "with causal=True your weights reach later positions (nothing is hidden), and with causal=False every " \
+                "weight is 0 (every key is hidden): the flag itself reaches attention as the mask, where True " \
+                "hides nothing and False hides everything. The flag chooses whether there is a causal mask; it is " \
+                "not one."
+        elif flag == FLAG_OTHER:
+            yield unmasked, "wrong_values", \
+                "with causal=True your weights reach later positions (j > i): nothing is hidden, though your answer " \
+                "with causal=False differs from it, so the flag is read but does not bring the causal mask."
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n).T), "self_attention.causal_wrong_direction", \
             "your causal mask points the wrong way: position i may read positions j <= i (the lower triangle), not the later ones."
         with np.errstate(all="ignore"):
@@ -70,11 +108,24 @@ def _self_diagnoses(call):
         yield mha_variant(*args, mask=ref.causal_mask(n) if call.kwargs.get("causal") else None, **options), misconception, message
 
 
-def _judge_self(call, outcome):
+def _judge_self(call, outcome, flag=None):
     X, W_q, W_k, W_v, W_o, h = call.args
     mask = ref.causal_mask(X.shape[-2]) if call.kwargs.get("causal") else None
     judge_mha(call, outcome, (X, X, W_q, W_k, W_v, W_o, h), mask, what="your self-attention",
-              extra_diagnoses=lambda: _self_diagnoses(call))
+              extra_diagnoses=lambda: _self_diagnoses(call, flag))
+
+
+def _with_flag_probes(calls):
+    """``calls``, then each causal=True one again with causal=False (probes, never graded: :func:`_flag_probe`)."""
+    return list(calls) + [Call(c.name, c.args, {**c.kwargs, "causal": False}) for c in calls if c.kwargs.get("causal")]
+
+
+def _judge_causal_calls(calls, outcomes, graded, judge):
+    """``judge(call, outcome, flag)`` on the ``graded`` calls, each with what its causal=False probe shows."""
+    probes = iter(zip(calls[graded:], outcomes[graded:]))
+    for call, outcome in zip(calls[:graded], outcomes[:graded]):
+        flag = _flag_probe(outcome, next(probes)[1]) if call.kwargs.get("causal") else None
+        judge(call, outcome, flag)
 
 
 # The unbatched case of the seeds' shapes is one more call of the same judge, not a point of its own.
@@ -108,12 +159,14 @@ SELF_RAISING = (
 
 
 @checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
-            calls=lambda rng: [_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
-                               _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True),
-                               # as many positions as the width (and not as the batch): a mask sized by the
-                               # width is right here only, one sized by the batch still raises
-                               _self_call(rng, (3,), 6, 6, 2, 3, 3, 5, causal=True)])
+            calls=lambda rng: _with_flag_probes([_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
+                                                 _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True),
+                                                 # as many positions as the width (and not as the batch): a mask
+                                                 # sized by the width is right here only, one sized by the batch
+                                                 # still raises
+                                                 _self_call(rng, (3,), 6, 6, 2, 3, 3, 5, causal=True)]))
 def _(calls, outcomes):
+    calls, outcomes, probes = calls[:3], outcomes[:3], (calls, outcomes)
     if any(outcome.error for outcome in outcomes):
         found = signature.identify(outcomes, [
             (m, message, [signature.predict(_self_variant, *c.args, **c.kwargs, **options) for c in calls])
@@ -121,19 +174,21 @@ def _(calls, outcomes):
             reference=[signature.predict(_self_variant, *c.args, **c.kwargs) for c in calls])
         if found is not None:
             raise CheckFailed(found[1], found[0])
-    for call, outcome in zip(calls, outcomes):
+    def judge(call, outcome, flag):
         _, weights = expect.pair(outcome, call)
         if weights.ndim >= 2 and weights.shape[-1] == weights.shape[-2] and np.isnan(weights).any():
             raise CheckFailed("your causal weights contain NaN: the first position has no earlier position "
                               "to read — the diagonal belongs to the allowed keys (j <= i).",
                               "self_attention.causal_no_diagonal")
-        _judge_self(call, outcome)
+        _judge_self(call, outcome, flag)
+    _judge_causal_calls(*probes, 3, judge)
 
 
 @checks.add("self_attention", "float32_unmodified", "float32 inputs, left unchanged",
-            calls=lambda rng: [_self_call(rng, (2,), 4, 6, 2, 3, 2, 5, causal=True, dtype=np.float32)])
+            calls=lambda rng: _with_flag_probes([_self_call(rng, (2,), 4, 6, 2, 3, 2, 5, causal=True,
+                                                            dtype=np.float32)]))
 def _(calls, outcomes):
-    _judge_self(calls[0], outcomes[0])
+    _judge_causal_calls(calls, outcomes, 1, _judge_self)
     expect.unmodified(outcomes[0], calls[0], {"0": "X", **_W_NAMES})
 
 
