@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, signature
+from . import expect, raised, signature
 from .core import Call, CheckFailed, CheckList
 from .nb04_heads import _mha_args, judge_mha, mha_variant
 
@@ -356,3 +356,6 @@ def _(calls, outcomes):
 def _(calls, outcomes):
     _judge_cross(calls[0], outcomes[0])
     expect.unmodified(outcomes[0], calls[0], {"0": "X_dec", "1": "X_enc", **_W_NAMES, "enc_lengths": "enc_lengths"})
+
+
+raised.explain(checks)  # a raw exception is said as the failure of one of the check's inputs

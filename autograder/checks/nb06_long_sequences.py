@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, forms
+from . import expect, forms, raised
 from .attention import UNDERFLOW_MASK, large_scores_qkv, shifted_softmax_candidates, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
@@ -445,3 +445,6 @@ def _(calls, outcomes):
     if peak > MEMORY_ALLOWED:
         raise CheckFailed(_table_message(f"your answer allocated {peak / 2**20:.1f} MiB at its peak"),
                           "blockwise_attention.full_matrix")
+
+
+raised.explain(checks)  # a raw exception is said as the failure of one of the check's inputs

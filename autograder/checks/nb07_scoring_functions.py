@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import batching, expect, signature
+from . import batching, expect, raised, signature
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "07_scoring_functions"
@@ -383,3 +383,6 @@ def _(calls, outcomes):
                           "parameters equal the budget fits in it.", "width_for_budget.strict_budget")
     raise CheckFailed("`width_for_budget` is off: count the parameters one hidden unit adds, and keep the total "
                       "within the budget.", "wrong_values")
+
+
+raised.explain(checks)  # a raw exception is said as the failure of one of the check's inputs
