@@ -1,6 +1,8 @@
 """Checks of 05_cross_attention: self_attention (with causal) and cross_attention (with source padding)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 import attention_ref as ref
@@ -26,6 +28,11 @@ MISCONCEPTIONS = {
     "cross_attention.padding_ignored": "ignores enc_lengths (padded source positions get weight)",
     "cross_attention.padding_wrong_axis": "masks the padding along the query axis instead of the key axis",
     "cross_attention.padding_inverted": "inverted padding mask (hides the real source positions, keeps the padding)",
+    "cross_attention.padding_off_by_one": "padding mask off by one: hides the last real source position (lengths read "
+                                          "as last indices) or keeps the first padded one",
+    "cross_attention.lengths_truth_test": "asks the array enc_lengths for its truth (`if enc_lengths:`): fails for "
+                                          "several lengths",
+    "cross_attention.head_axis_twice": "adds the head axis to the padding mask, which multi_head_attention adds itself",
     "cross_attention.reads_decoder": "takes the keys and values from X_dec (self-attention of the output side)",
     "cross_attention.queries_from_encoder": "takes the queries from X_enc (self-attention of the input side)",
     "cross_attention.causal_mask": "applies a causal mask to cross-attention (every output position may read every input position)",
@@ -215,6 +222,14 @@ def _cross_diagnoses(call):
                 yield ref.multi_head_attention(*args, mask=np.swapaxes(right, -1, -2)), "cross_attention.padding_wrong_axis", \
                     "your padding mask hides output positions (rows) instead of source positions (columns): " \
                     "the padding belongs to the keys, so the mask must vary along the key axis, shape (batch, 1, n_enc)."
+        for shift, message in ((-1, "your padding mask hides the last real source position of each sequence: "
+                                    "enc_lengths counts the real positions (a length L keeps positions 0 .. L-1); it "
+                                    "is not the index of the last one."),
+                               (1, "your padding mask keeps one padded source position after each sequence: a "
+                                   "length L keeps positions 0 .. L-1 only.")):
+            shifted = np.arange(n_enc)[None, None, :] < (np.asarray(lengths) + shift)[:, None, None]
+            with np.errstate(all="ignore"):
+                yield ref.multi_head_attention(*args, mask=shifted), "cross_attention.padding_off_by_one", message
         rows = np.arange(n_dec)[None, :, None] < np.asarray(lengths)[:, None, None]  # (batch, n_dec, 1)
         with np.errstate(all="ignore"):
             yield ref.multi_head_attention(*args, mask=rows), "cross_attention.padding_wrong_axis", \
@@ -285,8 +300,38 @@ CROSS_RAISING = (
 )
 
 
+_MASK_SHAPE = re.compile(r"mask of shape \(([0-9, ]*)\)")
+
+
+def _padding_errors(calls, outcomes):
+    """Name what the errors of the calls with ``enc_lengths`` say, where every such call raises it and every call
+    without lengths gets an answer: the array of lengths asked for its truth (numpy's own words), or a padding mask
+    that reaches attention with the head axis already added (the shape the given attention reports)."""
+    with_lengths = [(c, o) for c, o in zip(calls, outcomes) if c.kwargs.get("enc_lengths") is not None]
+    if not with_lengths or any(o.error is None for _, o in with_lengths) or any(
+            o.error is not None for c, o in zip(calls, outcomes) if c.kwargs.get("enc_lengths") is None):
+        return
+    errors = [o.error for _, o in with_lengths]
+    if all(e.startswith("ValueError") and "truth value of an array" in e for e in errors):
+        raise CheckFailed("every call that passes enc_lengths fails with ValueError (the truth value of an array with "
+                          "more than one element is ambiguous): your code asks whether the array of lengths is true "
+                          "(an `if`, `and`, `or` or `not` on it), which an array of several numbers cannot answer. "
+                          "What decides is whether enc_lengths was given at all.", "cross_attention.lengths_truth_test")
+    shapes = []
+    for (call, _), error in zip(with_lengths, errors):
+        found = _MASK_SHAPE.search(error)
+        shapes.append(tuple(int(x) for x in found.group(1).replace(" ", "").split(",") if x) if found else None)
+    if all(shape is not None and shape == (len(call.kwargs["enc_lengths"]), 1, 1, call.args[1].shape[-2])
+           for (call, _), shape in zip(with_lengths, shapes)):
+        raise CheckFailed(f"your padding mask reaches attention with shape {shapes[0]}, (batch, 1, 1, n_enc): one axis of "
+                          "length 1 too many. The given multi_head_attention adds the head axis to the mask itself, "
+                          "so the mask it gets is (batch, 1, n_enc), as padding_mask gives it.",
+                          "cross_attention.head_axis_twice")
+
+
 def _judge_crosses(calls, outcomes):
     """Every input of a cross_attention check; an error is named by its signature over them all."""
+    _padding_errors(calls, outcomes)
     if any(outcome.error for outcome in outcomes):
         found = signature.identify(outcomes, [
             (m, message, [signature.predict(_cross_variant, *c.args, **c.kwargs, **options) for c in calls])
@@ -343,6 +388,7 @@ def _(calls, outcomes):
 @checks.add("cross_attention", "empty_source", "a source of length 0: zeros for that sequence, no NaN",
             calls=lambda rng: [_cross_call(rng, (3,), 3, 4, 6, 2, 3, 2, 5, lengths=_lengths(rng, 3, 4, empty=True))])
 def _(calls, outcomes):
+    _padding_errors(calls, outcomes)
     call = calls[0]
     out, weights = expect.pair(outcomes[0], call)
     if np.isnan(out).any() or np.isnan(weights).any():
@@ -354,6 +400,7 @@ def _(calls, outcomes):
 @checks.add("cross_attention", "float32_unmodified", "float32 inputs, left unchanged",
             calls=lambda rng: [_cross_call(rng, (2,), 3, 5, 6, 2, 3, 2, 4, lengths=np.array([5, 3]), dtype=np.float32)])
 def _(calls, outcomes):
+    _padding_errors(calls, outcomes)
     _judge_cross(calls[0], outcomes[0])
     expect.unmodified(outcomes[0], calls[0], {"0": "X_dec", "1": "X_enc", **_W_NAMES, "enc_lengths": "enc_lengths"})
 
