@@ -93,10 +93,8 @@ def _self_diagnoses(call, flag=None):
                 "weight is 0 (every key is hidden): the flag itself reaches attention as the mask, where True " \
                 "hides nothing and False hides everything. The flag chooses whether there is a causal mask; it is " \
                 "not one."
-        elif flag == FLAG_OTHER:
-            yield unmasked, "wrong_values", \
-                "with causal=True your weights reach later positions (j > i): nothing is hidden, though your answer " \
-                "with causal=False differs from it, so the flag is read but does not bring the causal mask."
+        elif flag == FLAG_OTHER:  # the flag read, in another way: no mistake named (judge_mha says the property)
+            yield unmasked, "wrong_values", "with causal=True your weights reach later positions (j > i)."
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n).T), "self_attention.causal_wrong_direction", \
             "your causal mask points the wrong way: position i may read positions j <= i (the lower triangle), not the later ones."
         with np.errstate(all="ignore"):

@@ -283,14 +283,18 @@ COST_SIZES = ((8, 16, 8), (6, 10, 4))
 COST_PROBE_NS, COST_PROBE_DH = (5, 10, 20), (6, 3)
 
 
+COST_PROBES = tuple(Call("score_costs", (kind, n, *COST_PROBE_DH)) for kind in ref.scoring.KINDS for n in COST_PROBE_NS)
+
+
 def _cost_calls(rng):
     sizes = list(COST_SIZES) + [tuple(int(x) for x in rng.integers(2, 40, size=3)) for _ in range(2)]
-    return [Call("score_costs", (kind, n, d, h)) for n, d, h in sizes for kind in ref.scoring.KINDS] + \
-        [Call("score_costs", (kind, n, *COST_PROBE_DH)) for kind in ref.scoring.KINDS for n in COST_PROBE_NS]
+    return [Call("score_costs", (kind, n, d, h)) for n, d, h in sizes for kind in ref.scoring.KINDS] + list(COST_PROBES)
 
 
 def _cost_terms(kind, probes) -> str:
     """Which term of ``kind``'s count is off, from the probes at three lengths n (one d and h): "" when unknown."""
+    if len(probes) != len(COST_PROBE_NS):
+        return ""
     got = []
     for call, outcome in probes:
         try:
@@ -319,7 +323,8 @@ def _cost_terms(kind, probes) -> str:
 @checks.add("score_costs", "values", "parameters and multiply-adds of each kind, for several n, d and h",
             calls=_cost_calls)
 def _(calls, outcomes):
-    graded = len(calls) - len(ref.scoring.KINDS) * len(COST_PROBE_NS)
+    probed = len(calls) > len(COST_PROBES) and tuple(calls[-len(COST_PROBES):]) == COST_PROBES
+    graded = len(calls) - len(COST_PROBES) if probed else len(calls)
     probes = list(zip(calls[graded:], outcomes[graded:]))
     calls, outcomes = calls[:graded], outcomes[:graded]
     got, right, per_input, messages = [], [], [], {}
