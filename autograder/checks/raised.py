@@ -53,7 +53,12 @@ def _explaining(judge, title):
 
 
 def explain(checks: CheckList) -> CheckList:
-    """Each check of ``checks`` with its judge's raw-exception verdicts reworded (in place; returned)."""
+    """Each check of ``checks`` with its judge's raw-exception verdicts reworded (in place; returned). A form judge
+    (:data:`.forms.JUDGES`, known to the kit by its identity) is left as it is: it reads a value, never calls."""
+    from .forms import JUDGES
+
+    forms = set(JUDGES.values())
     for index, check in enumerate(checks):
-        checks[index] = dataclasses.replace(check, judge=_explaining(check.judge, check.title))
+        if check.judge not in forms:
+            checks[index] = dataclasses.replace(check, judge=_explaining(check.judge, check.title))
     return checks
