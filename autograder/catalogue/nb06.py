@@ -351,3 +351,11 @@ VARIANTS += [
             source="`scale` read as the divisor sqrt(d_k) stands for, where torch's scaled_dot_product_attention "
                    "documents it as the factor the scores are multiplied by (default 1 / sqrt(E))"),
 ]
+VARIANTS += [
+    Variant("blockwise_blocks_from_first_axis", A, "blockwise_attention", {"blockwise_attention": blockwise()[
+        "blockwise_attention"].replace("K[..., start:start + block_size, :]", "K[start:start + block_size]")
+        .replace("V[..., start:start + block_size, :]", "V[start:start + block_size]")},
+        misconception="blockwise_attention.blocks_on_first_axis",
+        source="issue 24, blind set 6 (blocks cut along the wrong axis); numpy indexes the first axis with a single "
+               "slice (numpy docs, 'Indexing on ndarrays'), the keys of a batched K are axis -2"),
+]

@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, forms, raised
+from . import expect, forms, raised, signature
 from .attention import UNDERFLOW_MASK, large_scores_qkv, shifted_softmax_candidates, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
@@ -29,6 +29,8 @@ MISCONCEPTIONS = {
     "blockwise_attention.rescale_inverted": "rescales the running total and sum by a factor above 1 when the maximum "
                                             "grows (the factor upside down)",
     "blockwise_attention.scale_as_divisor": "divides the scores by the `scale` argument instead of multiplying",
+    "blockwise_attention.blocks_on_first_axis": "cuts the blocks from the first axis of K and V (right on one "
+                                                "sequence, wrong with batch axes in front)",
     "blockwise_attention.mask_ignored": "ignores the mask",
     "blockwise_attention.full_matrix": "builds the full n_q x n_k table of scores or weights",
     "blockwise_attention.no_normalisation": "never divides the running weighted sum by the running total",
@@ -260,6 +262,49 @@ def _each_blockwise_diagnosis(Q, K, V, block_size, mask, scale):
             "your answer ignores the mask: masked keys must get weight 0 (a score of -inf before the exponential)."
 
 
+def _blocks_on_first_axis(Q, K, V, block_size=128, mask=None, scale=None, *, count="keys"):
+    """Blockwise attention whose blocks are slices of the *first* axis of K and V (``K[start:stop]``), as it is
+    written for one unbatched sequence; ``count``: the loop runs over the keys (``K.shape[-2]``) or ``len(K)``."""
+    factor = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
+    n = K.shape[-2] if count == "keys" else len(K)
+    m, total, acc = -np.inf, 0.0, 0.0
+    for start in range(0, n, block_size):
+        s = Q @ np.swapaxes(K[start:start + block_size], -1, -2) * factor
+        if mask is not None:
+            block = np.asarray(mask)[..., start:start + block_size] if np.shape(mask)[-1] > 1 else mask
+            s = np.where(block, s, -np.inf)
+        new = np.maximum(m, s.max(axis=-1, keepdims=True))
+        safe = np.where(np.isfinite(new), new, 0)
+        rescale = np.where(np.isfinite(m), np.exp(m - safe), 0)
+        p = np.exp(s - safe)
+        total = total * rescale + p.sum(axis=-1, keepdims=True)
+        acc = acc * rescale + p @ V[start:start + block_size]
+        m = new
+    return acc / np.where(total == 0, 1, total)
+
+
+BLOCKS_ON_FIRST_AXIS = ("your answer is right on one unbatched sequence and fails with batch axes in front exactly "
+                        "where blocks cut from the first axis of K and V would: with batch axes in front, the first "
+                        "axis counts sequences, not keys. A block of keys is a slice of the second-to-last axis.")
+
+
+def _first_axis_blocks(calls, outcomes):
+    """Name blocks cut along the first axis where the answer raises: it raises (or gives values) exactly where
+    that mistake does, on every input of the check, and is right where it is (:mod:`.signature`)."""
+    if not any(outcome.error for outcome in outcomes):
+        return
+    def args(call):
+        kwargs = dict(call.kwargs)
+        return call.args[:3], kwargs.pop("block_size", 128), kwargs
+    found = signature.identify(outcomes, [
+        ("blockwise_attention.blocks_on_first_axis", BLOCKS_ON_FIRST_AXIS,
+         [signature.predict(lambda a, b, k, count=count: _blocks_on_first_axis(*a, b, count=count, **k), *args(c))
+          for c in calls]) for count in ("keys", "len")],
+        reference=[signature.predict(lambda a, b, k: ref.blockwise_attention(*a, b, **k), *args(c)) for c in calls])
+    if found is not None:
+        raise CheckFailed(found[1], found[0])
+
+
 def _nan_where_masked(result, mask, block_size) -> bool:
     """Whether every query with NaN in ``result`` has a block of keys (or all its keys) masked: where the
     running maximum is -inf, -inf - (-inf) gives NaN; NaN elsewhere has another cause (an overflow)."""
@@ -323,6 +368,7 @@ def _qkv(rng, batch, n_q, n_k, d_k, d_v, spread=2.0, dtype=np.float64):
             calls=lambda rng: [_bw_call(*_qkv(rng, (), 5, 11, 6, 3), 4),
                                _bw_call(*_qkv(rng, (2, 3), 7, 13, 4, 5), 5)])
 def _(calls, outcomes):
+    _first_axis_blocks(calls, outcomes)
     expect.each(calls, outcomes, _judge_blockwise)
 
 
@@ -330,6 +376,7 @@ def _(calls, outcomes):
             calls=lambda rng: (lambda qkv: [_bw_call(*qkv, b) for b in (1, 3, 9, 20)])(_qkv(rng, (2,), 4, 9, 5, 2))
             + [_bw_call(*_qkv(rng, (), 3, 8, 4, 3), 3, scale=0.3)])
 def _(calls, outcomes):
+    _first_axis_blocks(calls, outcomes)
     for call, outcome in zip(calls, outcomes):
         _judge_blockwise(call, outcome, f"your output with block_size={call.kwargs['block_size']}")
         expect.unmodified(outcome, call, {"0": "Q", "1": "K", "2": "V"})
@@ -346,6 +393,7 @@ def _padding_and_causal(rng):
 @checks.add("blockwise_attention", "masks", "a causal mask and a padding mask with an empty sequence (zeros, no NaN)",
             calls=_padding_and_causal)
 def _(calls, outcomes):
+    _first_axis_blocks(calls, outcomes)
     for call, outcome in zip(calls, outcomes):
         _judge_blockwise(call, outcome, "your masked output")
 
@@ -360,6 +408,7 @@ LARGE_INPUTS = ("scores of about +-1e3", "float32 inputs", "scores all near -100
                                # every query's scores far below 0, an O(1) spread between keys, for every seed
                                _bw_call(*large_scores_qkv(rng, 3, 10, 6, 3, offset=-1000.0), 4)])
 def _(calls, outcomes):
+    _first_axis_blocks(calls, outcomes)
     results = [expect.array(outcome, call, "your output") for call, outcome in zip(calls, outcomes)]
     if all(r.shape == ref.blockwise_attention(*c.args, c.kwargs["block_size"]).shape for c, r in zip(calls, results)):
         found = _running_max_mistake(calls, results)
