@@ -359,6 +359,14 @@ def dot_product(q, k):
 '''}, misconception="dot_product.distance",
         source="seed 002's third misconception (CONCEPT_SIMILARITY option c): a score read as a distance between "
                "query and key; the dot product is larger for a better match, a distance smaller"),
+    # issue 24, blind set 6: minus a squared distance is largest for a match, so "small when they match" was false
+    Variant("dot_product_negative_squared_distance", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    diff = np.asarray(q, dtype=float) - np.asarray(k, dtype=float)
+    return float(-(diff @ diff))   # closer vectors score higher
+'''}, misconception="dot_product.negative_distance",
+        source="the RBF/negative-distance similarity (e.g. prototypical networks score -||q - k||^2, Snell et al. "
+               "2017): a similarity that is largest for equal vectors, which the dot product is not"),
 ]
 
 # ---------------------------------------------------------------- issue 24: written for two axes, named as such

@@ -482,3 +482,67 @@ def causal_mask(n_q, n_k=None):
         source="the course's masks are (n_q, n_k), one row per query (PyTorch's attn_mask is (L, S), L the target "
                "length); a mask shaped (n_k, n_q) is right only when the two lengths agree"),
 ]
+
+# ---------------------------------------------------------------- issue 24, blind set 6: apply_mask and causal_mask
+# told apart by their signatures (written anew, in the forms students write them)
+VARIANTS += [
+    Variant("apply_mask_dtype_test_never_true", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores, dtype=float), np.asarray(mask)
+    if mask.dtype is bool:            # a dtype object is never the type bool: this is always False
+        return np.where(mask, scores, -np.inf)
+    return scores + mask              # so a boolean mask is added as 1 / 0
+'''}, misconception="mask.bool_as_bias",
+        source="numpy dtypes compare equal to bool (`mask.dtype == bool`) but are not the type itself (`is` is "
+               "identity), numpy docs 'Data type objects (dtype)'; the boolean mask then takes the additive branch"),
+    Variant("apply_mask_bias_as_keep", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores, dtype=float), np.asarray(mask)
+    if mask.dtype != bool:
+        mask = mask == 0              # "0 means keep": a float mask read as keep/hide
+    return np.where(mask, scores, -np.inf)
+'''}, misconception="mask.float_as_bool",
+        source="an additive float mask (PyTorch's attn_mask: 'added to the attention score') read as a boolean "
+               "keep/hide table"),
+    Variant("apply_mask_boolean_indexing", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    out = np.array(scores, dtype=float)
+    mask = np.asarray(mask)
+    if mask.dtype == bool:
+        out[~mask] = -np.inf          # boolean indexing: the mask must have the scores' shape
+        return out
+    return out + mask
+'''}, misconception="mask.no_broadcast",
+        source="numpy boolean array indexing needs an index of the indexed array's shape ('IndexError: boolean "
+               "index did not match'), numpy docs 'Indexing on ndarrays'; masks in this course broadcast"),
+    Variant("apply_mask_reshape_to_scores", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores = np.asarray(scores, dtype=float)
+    mask = np.asarray(mask).reshape(scores.shape)   # "make the shapes match"
+    if mask.dtype == bool:
+        return np.where(mask, scores, -np.inf)
+    return scores + mask
+'''}, misconception="mask.no_broadcast",
+        source="reshape keeps the number of elements (numpy docs, numpy.reshape): it cannot stand in for "
+               "broadcasting a (batch, 1, n_k) mask to (batch, n_q, n_k)"),
+    Variant("apply_mask_transposed", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    scores, mask = np.asarray(scores, dtype=float), np.asarray(mask)
+    mask = np.swapaxes(mask, -1, -2)              # "keys along the rows"
+    if mask.dtype == bool:
+        return np.where(mask, scores, -np.inf)
+    return scores + mask
+'''}, misconception="mask.transposed",
+        source="(n_k, n_q) vs (n_q, n_k) layouts of attention masks (TensorFlow's Keras MultiHeadAttention takes "
+               "attention_mask of shape (B, T, S), queries first, like this course)"),
+    Variant("causal_mask_square_tril_indices", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    mask = np.zeros((n_q, n_k), dtype=bool)
+    rows, cols = np.tril_indices(n_q)             # the lower triangle, diagonal included
+    mask[rows, cols] = True
+    return mask
+'''}, misconception="causal_mask.square_triangle",
+        source="np.tril_indices(n) gives the indices of an n x n triangle (numpy docs); with n_k < n_q its columns "
+               "run past the mask (IndexError)"),
+]

@@ -226,3 +226,47 @@ def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
         source="np.tri returns floats by default (numpy docs, numpy.tri: dtype=float); in this course, as in PyTorch's "
                "scaled_dot_product_attention, a floating mask is added to the scores and a boolean one selects"),
 ]
+
+# issue 24, blind set 6: a flag used wrongly is not a flag ignored; the causal=False probe tells them apart.
+VARIANTS += [
+    Variant("self_attention_flag_as_mask", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    # "mask: whether to mask" -- the flag handed on as it is
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=causal)
+'''}, misconception="self_attention.flag_as_mask",
+        source="the mask= and is_causal= arguments of torch.nn.functional.scaled_dot_product_attention are two "
+               "different things (PyTorch docs); a boolean scalar mask broadcasts to every key: True keeps all, "
+               "False hides all"),
+]
+
+# issue 24, blind set 6: cross-attention's padding mask, mistakes told apart by their errors and values
+VARIANTS += [
+    Variant("cross_attention_lengths_in_if", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths:                                   # "were lengths given?"
+        mask = padding_mask(enc_lengths, np.shape(X_enc)[-2])
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.lengths_truth_test",
+        source="numpy's 'The truth value of an array with more than one element is ambiguous' (numpy FAQ; a "
+               "frequent Stack Overflow question, https://stackoverflow.com/questions/10062954)"),
+    Variant("cross_attention_head_axis_added", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        mask = padding_mask(enc_lengths, np.shape(X_enc)[-2])[:, None]   # (batch, heads=1, 1, n_enc)
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.head_axis_twice",
+        source="the head axis added by hand for a per-head mask (as torch's MultiheadAttention needs (N*heads, L, "
+               "S)), where this course's multi_head_attention adds it itself"),
+    Variant("cross_attention_lengths_as_last_index", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        last = np.asarray(enc_lengths) - 1                          # index of the last real position
+        mask = np.arange(np.shape(X_enc)[-2])[None, None, :] < last[:, None, None]
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.padding_off_by_one",
+        source="lengths vs last indices (a sequence of length L ends at index L - 1): the classic off-by-one of "
+               "padding masks (e.g. the sequence_mask of TF takes lengths, not last indices)"),
+]

@@ -338,3 +338,30 @@ VARIANTS += [
             misconception="TABLE_BYTES.numbers_not_bytes",
             source="numpy's ndarray.nbytes = size x itemsize (numpy docs); float32 has an itemsize of 4"),
 ]
+
+# ---------------------------------------------------------------- issue 24, blind set 6: the running maximum's mistakes
+# told apart by inputs whose maximum grows or stays, whose scores are large or all far below 0.
+VARIANTS += [
+    Variant("blockwise_rescale_upside_down", A, "blockwise_attention", {"blockwise_attention": blockwise()[
+        "blockwise_attention"].replace("np.exp(m - safe), 0)", "np.exp(safe - m), 0)  # new over old")},
+        misconception="blockwise_attention.rescale_inverted",
+        source="the correction factor of the online softmax is exp(m_old - m_new) <= 1 (Milakov & Gimelshein "
+               "2018, Algorithm 3; Dao et al. 2022, Algorithm 1): written as new minus old it grows instead"),
+    Variant("blockwise_running_max_from_zero", A, "blockwise_attention", blockwise(start="0.0"),
+            misconception="blockwise_attention.max_starts_at_zero",
+            source="a running maximum initialised to 0 (as a running sum is): right while some score of a query "
+                   "exceeds 0, empty when all of them lie far below it (exp(-1000) underflows to 0)"),
+    Variant("blockwise_scale_divides", A, "blockwise_attention",
+            blockwise(factor="1 / math.sqrt(Q.shape[-1]) if scale is None else 1 / scale"),
+            misconception="blockwise_attention.scale_as_divisor",
+            source="`scale` read as the divisor sqrt(d_k) stands for, where torch's scaled_dot_product_attention "
+                   "documents it as the factor the scores are multiplied by (default 1 / sqrt(E))"),
+]
+VARIANTS += [
+    Variant("blockwise_blocks_from_first_axis", A, "blockwise_attention", {"blockwise_attention": blockwise()[
+        "blockwise_attention"].replace("K[..., start:start + block_size, :]", "K[start:start + block_size]")
+        .replace("V[..., start:start + block_size, :]", "V[start:start + block_size]")},
+        misconception="blockwise_attention.blocks_on_first_axis",
+        source="issue 24, blind set 6 (blocks cut along the wrong axis); numpy indexes the first axis with a single "
+               "slice (numpy docs, 'Indexing on ndarrays'), the keys of a batched K are axis -2"),
+]

@@ -310,3 +310,31 @@ def width_for_budget(kind, d, budget):
         source="Python's language reference, 'Operator precedence': *, /, // and % share one level and group from "
                "left to right, so a // 2*d is (a // 2) * d"),
 ]
+
+# ---------------------------------------------------------------- issue 24, blind set 6: the nonlinearity, and a budget met exactly
+VARIANTS += [
+    Variant("additive_scores_tanh_of_the_score", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    hidden = (Q @ W_q)[..., :, None, :] + (K @ W_k)[..., None, :, :]
+    return np.tanh(hidden @ v)   # the nonlinearity on the score
+'''}, misconception="additive_scores.tanh_after_v",
+        source="Bahdanau et al. 2015 (appendix A.1.2): e_ij = v_a^T tanh(W_a s_{i-1} + U_a h_j), the tanh inside, "
+               "on every hidden unit; read as tanh(v^T (...)) it squeezes the score"),
+    Variant("additive_scores_relu_units", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    hidden = (Q @ W_q)[..., :, None, :] + (K @ W_k)[..., None, :, :]
+    return np.maximum(hidden, 0.0) @ v   # "an MLP": ReLU hidden units
+'''}, misconception="additive_scores.wrong_nonlinearity",
+        source="the additive score described as 'a one-hidden-layer MLP' (Luong et al. 2015, 'concat' score; "
+               "d2l.ai 11.3 Additive Attention) and written with the ReLU of most MLPs instead of tanh"),
+    Variant("width_for_budget_strictly_below", A, "width_for_budget", {"width_for_budget": '''
+def width_for_budget(kind, d, budget):
+    per_unit = 2 * d + (1 if kind == "additive" else 0)
+    h = 1
+    while (h + 1) * per_unit < budget:   # stay under the budget
+        h += 1
+    return h
+'''}, misconception="width_for_budget.strict_budget",
+        source="'within a budget' read as strictly below it; the task asks for the largest width whose parameters "
+               "fit, a budget met exactly included"),
+]

@@ -187,8 +187,13 @@ def _judge_asymmetry(call, outcome):
     if right > 1e-6 and any(expect.allclose(got, total, 1e-7, 1e-9) for total in totals):
         raise CheckFailed("your answer adds up (or averages) the gaps of every pair: the asymmetry of the scores is "
                           "the largest gap, the pair whose two directions differ most.", "score_asymmetry.total_not_largest")
-    raise CheckFailed("`score_asymmetry` is off: compare the score of i reading j with that of j reading i, for "
-                      "every pair, and return the largest gap.", "wrong_values")
+    n = X.shape[0]
+    if got > right:  # no pair's two directions differ that much
+        raise CheckFailed(f"`score_asymmetry` on {n} items is {got:.4g}, more than the gap between the two directions "
+                          "(i reading j, j reading i) of any one pair of items.", "wrong_values")
+    raise CheckFailed(f"`score_asymmetry` on {n} items is {got:.4g}, less than the gap between the two directions "
+                      "(i reading j, j reading i) of some pair of items: that pair's scores differ by more.",
+                      "wrong_values")
 
 
 @_asymmetry.add("score_asymmetry", "values", "two maps: the largest gap between the two directions; one map: 0",

@@ -39,6 +39,8 @@ MISCONCEPTIONS = {
     "dot_product.skips_entry": "leaves out the first or the last pair of entries (off by one)",
     "dot_product.never_negative": "takes absolute values, as if a score could not be negative",
     "dot_product.distance": "returns a distance between q and k, which is small for a good match, not the dot product",
+    "dot_product.negative_distance": "returns minus the (squared) distance between q and k: largest when they are "
+                                     "equal, but a closeness of points, not the dot product",
     "softmax.global_normalisation": "softmax normalised over the whole array instead of each row",
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
     "softmax.flattens_scores": "makes large scores equal before the exp (clipping them): keys of different scores get the same weight",
@@ -76,11 +78,20 @@ def _dot_candidates(q, k):
         yield float(q[1:] @ k[1:]), "dot_product.skips_entry", \
             "your sum leaves out the first pair of entries (a range that starts one late): every pair of matching " \
             "entries counts."
-        distance = ("your score is a distance between q and k (small when they match): the dot product is large when "
-                    "they point the same way. Multiply matching entries and add the products.")
+        distance = ("your score is a distance between q and k (0 when they are equal, larger the further apart they "
+                    "are): a good match gets the smallest score, where the dot product gives it a large one, and "
+                    "opposing vectors score above 0, where their dot product is negative.")
         yield float(np.linalg.norm(q - k)), "dot_product.distance", distance
         yield float(np.sum((q - k) ** 2)), "dot_product.distance", distance
-        yield float(-np.sum((q - k) ** 2)), "dot_product.distance", distance
+        # minus a distance is largest when the vectors match, as a score should be: a mistake of its own
+        yield float(-np.sum((q - k) ** 2)), "dot_product.negative_distance", \
+            ("your score is minus the squared distance between q and k: it is largest (0) when the two are equal "
+             "and never above 0, so it measures how close the two points are, not how far they point the same "
+             "way: the dot product of two aligned vectors is positive and grows with their lengths.")
+        yield float(-np.linalg.norm(q - k)), "dot_product.negative_distance", \
+            ("your score is minus the distance between q and k: it is largest (0) when the two are equal and never "
+             "above 0, so it measures how close the two points are, not how far they point the same way: the dot "
+             "product of two aligned vectors is positive and grows with their lengths.")
         never_negative = ("your score is never negative: opposing vectors, such as (1, 0) and (-1, 0), must score "
                           "below 0. Keep the sign of each product of matching entries when you add them up.")
         yield float(np.sum(np.abs(q * k))), "dot_product.never_negative", never_negative
@@ -205,7 +216,8 @@ def _judge_softmax(call, outcome, what="your weights"):
     try:
         expect.close(weights, ref.softmax(x, axis=axis), what, dtype=x.dtype,
                      diagnoses=_softmax_candidates(x, axis),
-                     generic="do not match softmax: exponentiate each score, then divide by the total of its row.")
+                     generic="do not match softmax: along the axis it normalises, the weights are positive, sum to "
+                             "1 and keep the ratios that the scores' differences give.")
     except CheckFailed as failure:
         if failure.misconception == "wrong_values":
             _normaliser(weights, x, axis, what)
@@ -397,8 +409,8 @@ def _random_weights(rng, shape):
 AVERAGE_MISTAKES = (
     ("weighted_average.transposed_weights",
      "your answer fails exactly where the transposed weights would: the weights are (..., n_q, n_k) and V is "
-     "(..., n_k, d_v); row i of the weights belongs to query i, so multiply the weights as they are (not their "
-     "transpose) by V.", lambda weights, V: np.swapaxes(weights, -1, -2) @ V),
+     "(..., n_k, d_v); you used the columns of the weights, one per key, where row i of the weights holds the "
+     "shares that query i gives to each key.", lambda weights, V: np.swapaxes(weights, -1, -2) @ V),
     ("weighted_average.batched_transpose",
      "your answer is right without batch axes but fails on stacks exactly where `.T` would: on a batched array "
      "`.T` reverses *every* axis, the batch axes too, so batch b of the weights no longer meets batch b of V.",

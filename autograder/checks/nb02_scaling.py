@@ -160,14 +160,21 @@ def _(calls, outcomes):
                               "(the sum of d_k products) is d_k: check that each sample is a whole dot product of two "
                               "vectors of d_k entries, not divided by anything.", "wrong_values")
         factor = _common_factor(calls[:graded], outcomes[:graded])
+        if factor is not None and abs(factor - 2.0) < 0.2:
+            # About 2 x d_k is what entries of variance 2 give, and as much what correct draws give when a vector
+            # meets itself (q . q): the estimate alone cannot tell them apart, so neither is named.
+            raise CheckFailed(f"your estimate is about {factor:.2g} x d_k at every width: it grows in proportion to "
+                              "d_k, as it should, but each of the d_k products adds about 2 to it instead of 1, so "
+                              "your products are not products of two independent entries of mean 0 and variance 1.",
+                              "wrong_values")
         if factor is not None:
             raise CheckFailed(f"your estimate is about {factor:.2g} x d_k at every width: it grows in proportion to "
                               f"d_k, as it should, but each product q_i k_i adds about {factor:.2g} to it instead of 1. "
                               "The argument assumes entries of mean 0 and variance 1: check the distribution you draw "
                               "q and k from.", "score_variance.not_standard_normal")
-        raise CheckFailed(f"at d_k = {d_k} your variance is too far from d_k for {n} samples: draw the entries of q "
-                          "and k from a standard normal, take the dot product of each pair and the variance of those "
-                          "dot products.", "wrong_values")
+        raise CheckFailed(f"at d_k = {d_k} your estimate is {got:.4g}, too far from d_k for {n} samples, and it is "
+                          "neither about 1, nor about sqrt(d_k), nor one multiple of d_k at every width: it is not the "
+                          "sample variance of raw scores q . k of independent standard-normal vectors.", "wrong_values")
 
 
 @checks.add("score_variance", "uses_rng", "the same rng seed gives the same estimate",
@@ -199,7 +206,8 @@ def _judge_scale(call, outcome):
     got = expect.array(outcome, call, "your scaled scores")
     expect.shape(got, scores.shape, "your scaled scores", " (the shape of the scores)")
     expect.close(got, ref.scale_scores(scores, d_k), "your scaled scores", dtype=scores.dtype,
-                 generic="do not equal scores / sqrt(d_k).")
+                 generic="are not the scores each divided by one and the same number set by d_k: scaling keeps the "
+                         "proportions between the scores of a call.")
 
 
 def _judge_scales(calls, outcomes, graded):
@@ -376,8 +384,12 @@ def _judge_leading(calls, outcomes, scaled):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` gives the value of the other flag "
                               f"(scaled={not scaled}), though not at every width: check how your code reads `scaled` "
                               "and `width` together.", "wrong_values")
-        raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is off: the raw scores are (2, 1, 0) times "
-                          "sqrt(width); return the largest softmax weight.", "wrong_values")
+        raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is {got:.4g}, off the "
+                          f"{'scaled' if scaled else 'unscaled'} curve: "
+                          + ("scaled, the leading weight is the same at every width (the scaling cancels the growth "
+                             "of the raw scores)." if scaled else
+                             "unscaled, the leading weight grows towards 1 as the raw scores grow with the width."),
+                          "wrong_values")
 
 
 @checks.add("leading_weight", "scaled_flat", "scaled: the leading weight stays at 0.665 at every width",

@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import batching, expect
+from . import batching, expect, raised, signature
 from .core import Call, CheckFailed, CheckList
 from .attention import UNDERFLOW_MASK, judge_attention, judge_attentions, large_scores_qkv, scale_probe, underflow_probe
 
@@ -33,6 +33,11 @@ MISCONCEPTIONS = {
     "mask.inverted": "keeps the hidden scores and hides the allowed ones",
     "mask.float_as_bool": "reads an additive float mask as a boolean one",
     "mask.float_ignored": "ignores a floating (additive) mask",
+    "mask.bool_as_bias": "adds a boolean mask to the scores as numbers (True = 1, False = 0) instead of hiding",
+    "mask.transposed": "reads the mask transposed (row i of the mask taken as key i)",
+    "mask.no_broadcast": "works only with a mask of the scores' full shape (indexing with it, a reshape): fails on a "
+                         "mask that broadcasts",
+    "causal_mask.square_triangle": "takes the triangle of a square n_q x n_q table: fails with fewer keys than queries",
     "mask.after_softmax": "mask applied after the softmax: the rows no longer sum to 1",
     "mask.after_softmax_renormalised": "mask applied after a softmax of the unmasked scores, then renormalised, "
                                        "without a guard for fully masked rows",
@@ -102,9 +107,25 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_causal)
 
 
+def _square_triangle(n_q, n_k):
+    mask = np.zeros((n_q, n_k), dtype=bool)
+    mask[np.tril_indices(n_q)] = True  # the lower triangle of an n_q x n_q table
+    return mask
+
+
 @checks.add("causal_mask", "non_square", "more keys than queries and fewer (top-left aligned)",
             calls=lambda rng: [Call("causal_mask", (3, 5)), Call("causal_mask", (5, 2))])
 def _(calls, outcomes):
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [(
+            "causal_mask.square_triangle",
+            "your answer is right with at least as many keys as queries and fails with fewer keys than queries "
+            "(n_q > n_k) exactly where the triangle of a square n_q x n_q table would: its positions lie outside an "
+            "n_q x n_k mask. The mask has n_k columns; the triangle must be cut to them.",
+            [signature.predict(_square_triangle, *c.args) for c in calls])],
+            reference=[ref.causal_mask(*c.args) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
     expect.each(calls, outcomes, _judge_causal)
 
 
@@ -200,7 +221,10 @@ def _judge_apply(call, outcome, what="your masked scores"):
              "get weight."),
             (np.where(mask, -np.inf, scores), "mask.inverted",
              "you hid the allowed keys and kept the hidden ones: True means *may attend*."),
+            (scores + mask.astype(scores.dtype), "mask.bool_as_bias", BOOL_AS_BIAS),
         ]
+        if mask.shape[-1] == mask.shape[-2] and mask.ndim >= 2:
+            diagnoses.append((np.where(np.swapaxes(mask, -1, -2), scores, -np.inf), "mask.transposed", MASK_TRANSPOSED))
         hidden = got[np.broadcast_to(~mask, got.shape)] if got.shape == scores.shape else np.array([])
         if hidden.size and np.isfinite(hidden).all() and (hidden <= -1e3).all():  # any large finite fill
             diagnoses.append((np.where(mask, scores, got), "mask.large_negative_fill",
@@ -217,16 +241,57 @@ def _judge_apply(call, outcome, what="your masked scores"):
              "hid a key it should only have moved. Add the mask to the scores."),
             (scores, "mask.float_ignored", "you ignored the floating mask: add it to the scores."),
         ]
-    expect.close(got, want, what, dtype=scores.dtype, diagnoses=diagnoses,
-                 generic="do not match: hidden positions must become -inf, the others keep their score "
-                         "(a floating mask is added).")
+    expect.close(got, want, what, dtype=scores.dtype, diagnoses=diagnoses, generic=_apply_property(got, want, mask))
+
+
+BOOL_AS_BIAS = ("your boolean mask was added to the scores as numbers (True = 1, False = 0): a hidden key keeps a "
+                "finite score, so it still gets weight, and every allowed score moves by 1. A boolean mask says which "
+                "keys may be read (False hides); only a floating mask is a bias that is added.")
+MASK_TRANSPOSED = ("your answer reads the mask transposed: row i of the mask belongs to query i (row i of the scores) "
+                   "and column j to key j, as in the scores.")
+
+
+def _apply_property(got, want, mask) -> str:
+    """Which positions of the masked scores are off, in words: the property that fails (no mistake named)."""
+    with np.errstate(all="ignore"):
+        hidden, kept = np.isneginf(want), ~np.isneginf(want)
+        told = []
+        if (hidden & ~np.isneginf(got)).any():
+            told.append(f"{int((hidden & ~np.isneginf(got)).sum())} position(s) the mask hides keep a score other "
+                        "than -inf")
+        if (kept & np.isneginf(got)).any():
+            told.append(f"{int((kept & np.isneginf(got)).sum())} position(s) the mask allows became -inf")
+        rtol, atol = expect.tolerances(want.dtype)
+        moved = kept & np.isfinite(got) & ~np.isclose(got, want, rtol=rtol, atol=atol)
+        if moved.any():
+            told.append(f"{int(moved.sum())} allowed score(s) changed"
+                        + (" (a floating mask's finite values shift its scores by exactly that value)"
+                           if np.asarray(mask).dtype != bool else " (a boolean mask leaves allowed scores as they are)"))
+    return "do not match the masked scores: " + ("; ".join(told) if told else "the values differ") + "."
 
 
 @checks.add("apply_mask", "bool", "a boolean mask: hidden scores become -inf, the others are unchanged",
             calls=lambda rng: [Call("apply_mask", (rng.standard_normal((4, 4)), ref.causal_mask(4))),
                                Call("apply_mask", (rng.standard_normal((3, 5)), rng.random((3, 5)) < 0.6))])
 def _(calls, outcomes):
+    _transposed(calls, outcomes)
     expect.each(calls, outcomes, _judge_apply)
+
+
+def _apply_transposed(scores, mask):
+    mask = np.swapaxes(np.asarray(mask), -1, -2)
+    return np.where(mask, scores, -np.inf) if mask.dtype == bool else scores + mask
+
+
+def _transposed(calls, outcomes):
+    """Name a mask read transposed where the answer raises: it gives values on a square mask and raises on the others
+    exactly where the transposed mask does, on every input of the check (:mod:`.signature`)."""
+    if any(outcome.error for outcome in outcomes):
+        found = signature.identify(outcomes, [("mask.transposed", MASK_TRANSPOSED, [
+            signature.predict(_apply_transposed, *c.args) for c in calls])],
+            reference=[ref.apply_mask(*c.args) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
 
 
 def _float_mask(rng, shape):
@@ -235,19 +300,58 @@ def _float_mask(rng, shape):
     return mask
 
 
+#: Ways of reading a floating (additive) mask as keep/hide, or of not reading it: named by their outcomes on every
+#: input of the float check (0/-inf, then finite negative biases), where one of them alone fits.
+FLOAT_READINGS = (
+    ("mask.float_as_bool", "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the "
+                           "scores instead of reading it as True/False.",
+     lambda scores, mask: np.where(np.asarray(mask).astype(bool), scores, -np.inf)),
+    ("mask.float_as_bool", "your answer reads the floating mask as keep/hide (keep where it is 0): a floating mask is "
+                           "an additive bias, so a finite value such as -0.5 shifts its score instead of hiding it.",
+     lambda scores, mask: np.where(np.asarray(mask) == 0, scores, -np.inf)),
+    ("mask.float_as_bool", "your answer hides the -inf entries of a floating mask but drops its other values: a "
+                           "floating mask is an additive bias, so a finite value such as -0.5 shifts its score.",
+     lambda scores, mask: np.where(np.isfinite(mask), scores, -np.inf)),
+    ("mask.float_ignored", "you ignored the floating mask: add it to the scores.", lambda scores, mask: scores),
+)
+
+
 @checks.add("apply_mask", "float_additive", "a floating mask is added (0 keeps, -inf hides, other values shift)",
             calls=lambda rng: [Call("apply_mask", (rng.standard_normal((3, 5)), _float_mask(rng, (3, 5)))),
                                Call("apply_mask", (rng.standard_normal((2, 4)), -np.abs(rng.standard_normal((2, 4)))))])
 def _(calls, outcomes):
+    if not all(signature.agrees(o, ref.apply_mask(*c.args)) for c, o in zip(calls, outcomes)):
+        found = signature.identify(outcomes, [(m, message, [signature.predict(f, *c.args) for c in calls])
+                                              for m, message, f in FLOAT_READINGS],
+                                   reference=[ref.apply_mask(*c.args) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
+    _transposed(calls, outcomes)
     expect.each(calls, outcomes, _judge_apply)
+
+
+def _with_full_masks(calls):
+    """``calls``, then each again with its mask broadcast to the scores' whole shape (probes, never graded)."""
+    return list(calls) + [Call(c.name, (c.args[0], np.broadcast_to(c.args[1], c.args[0].shape).copy())) for c in calls]
 
 
 @checks.add("apply_mask", "broadcast", "a padding mask (batch, 1, n_k) on batched scores; float32 scores",
-            calls=lambda rng: [Call("apply_mask", (rng.standard_normal((2, 3, 4)), ref.padding_mask([2, 4], 4))),
-                               Call("apply_mask", (rng.standard_normal((2, 3, 5)).astype(np.float32),
-                                                   ref.causal_mask(3, 5)))])
+            calls=lambda rng: _with_full_masks([
+                Call("apply_mask", (rng.standard_normal((2, 3, 4)), ref.padding_mask([2, 4], 4))),
+                Call("apply_mask", (rng.standard_normal((2, 3, 5)).astype(np.float32), ref.causal_mask(3, 5)))]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_apply)
+    graded = len(calls) // 2
+    failing = [(c, o) for c, o in zip(calls[:graded], outcomes[:graded]) if o.error is not None]
+    right_in_full = all(signature.agrees(o, ref.apply_mask(*c.args)) for c, o in zip(calls[graded:], outcomes[graded:]))
+    if failing and right_in_full:
+        call, outcome = failing[0]
+        kind, detail = raised.short(outcome.error)
+        raise CheckFailed(f"your answer is right when the mask has the scores' whole shape, and fails on "
+                          f"`{call.describe()}` with {kind} ({detail}): a mask only has to broadcast against the "
+                          "scores (a padding mask (batch, 1, n_k) holds one row for every query, a causal mask "
+                          "(n_q, n_k) no batch axis). Whatever needs the mask at the scores' full shape (indexing "
+                          "with it, a reshape of it) fails on such a mask.", "mask.no_broadcast")
+    expect.each(calls[:graded], outcomes[:graded], _judge_apply)
 
 
 @checks.add("apply_mask", "inputs_unmodified", "leaves the scores and the mask unchanged",
@@ -278,6 +382,7 @@ def _masked_candidates(Q, K, V, mask):
             "hidden keys still get weight: their scores were set to 0 instead of -inf (exp(0) = 1)."
         yield ref.softmax(ref.apply_mask(scaled, ~mask)), "mask.inverted", \
             "your weights go to the hidden keys: True means *may attend*."
+        yield ref.softmax(scaled + mask), "mask.bool_as_bias", BOOL_AS_BIAS
         yield ref.softmax(np.where(mask, scaled, -1e9)), "mask.large_negative_fill", \
             "a row whose keys are all hidden got equal weights on every key: with a large negative fill instead of " \
             "-inf the softmax cannot tell that row is empty. Use -inf and guard the empty row (weights and output 0)."
@@ -439,3 +544,6 @@ def _(calls, outcomes):
     for call, outcome in zip(calls[:1] + calls[2:-1], outcomes[:1] + outcomes[2:-1]):
         expect.value(outcome, call)
         expect.unmodified(outcome, call, {"0": "Q", "1": "K", "2": "V", "mask": "mask"})
+
+
+raised.explain(checks)  # a raw exception is said as the failure of one of the check's inputs

@@ -1,11 +1,13 @@
 """Checks of 05_cross_attention: self_attention (with causal) and cross_attention (with source padding)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 import attention_ref as ref
 
-from . import expect, signature
+from . import expect, raised, signature
 from .core import Call, CheckFailed, CheckList
 from .nb04_heads import _mha_args, judge_mha, mha_variant, nan_where
 
@@ -14,6 +16,7 @@ TASKS = ["self_attention", "cross_attention"]
 GIVEN = ["scaled_dot_product_attention", "multi_head_attention", "causal_mask", "padding_mask"]
 MISCONCEPTIONS = {
     "self_attention.causal_ignored": "ignores causal=True (every position reads the future)",
+    "self_attention.flag_as_mask": "passes the causal flag on as the mask: True hides nothing, False hides every key",
     "self_attention.causal_always": "applies the causal mask even when causal=False",
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
@@ -26,6 +29,11 @@ MISCONCEPTIONS = {
     "cross_attention.padding_ignored": "ignores enc_lengths (padded source positions get weight)",
     "cross_attention.padding_wrong_axis": "masks the padding along the query axis instead of the key axis",
     "cross_attention.padding_inverted": "inverted padding mask (hides the real source positions, keeps the padding)",
+    "cross_attention.padding_off_by_one": "padding mask off by one: hides the last real source position (lengths read "
+                                          "as last indices) or keeps the first padded one",
+    "cross_attention.lengths_truth_test": "asks the array enc_lengths for its truth (`if enc_lengths:`): fails for "
+                                          "several lengths",
+    "cross_attention.head_axis_twice": "adds the head axis to the padding mask, which multi_head_attention adds itself",
     "cross_attention.reads_decoder": "takes the keys and values from X_dec (self-attention of the output side)",
     "cross_attention.queries_from_encoder": "takes the queries from X_enc (self-attention of the input side)",
     "cross_attention.causal_mask": "applies a causal mask to cross-attention (every output position may read every input position)",
@@ -45,14 +53,49 @@ def _self_call(rng, batch, n, d_model, h, d_k, d_v, d_out, causal=None, dtype=np
     return Call("self_attention", (X_q, W_q, W_k, W_v, W_o, h), kwargs)
 
 
-def _self_diagnoses(call):
+#: What an answer does with the other value of the flag, read from a never-graded probe (the same inputs with
+#: causal=False beside each causal=True call): "same" when it gives the very same (output, weights), "hides_all"
+#: when it hides every key (all weights 0: the flag itself passed on as the mask), "other" otherwise, None unknown.
+FLAG_SAME, FLAG_HIDES_ALL, FLAG_OTHER = "same", "hides_all", "other"
+
+
+def _flag_probe(outcome, probe) -> str | None:
+    """How ``probe`` (the causal=False call) compares with ``outcome`` (the causal=True call on the same inputs)."""
+    if outcome.error is not None or probe.error is not None:
+        return None
+    if signature.agrees(probe, outcome.value):
+        return FLAG_SAME
+    value = probe.value
+    if isinstance(value, tuple) and len(value) == 2:
+        try:
+            weights = np.asarray(value[1], dtype=float)
+        except (TypeError, ValueError):
+            return FLAG_OTHER
+        if weights.size and np.isfinite(weights).all() and not weights.any():
+            return FLAG_HIDES_ALL
+    return FLAG_OTHER
+
+
+def _self_diagnoses(call, flag=None):
     X, W_q, W_k, W_v, W_o, h = call.args
     args = (X, X, W_q, W_k, W_v, W_o, h)
     n = X.shape[-2]
     if call.kwargs.get("causal", False):
-        yield ref.multi_head_attention(*args), "self_attention.causal_ignored", \
-            "with causal=True position i must read only positions j <= i; your weights reach later positions " \
-            "(the causal flag is ignored)."
+        # Unmasked weights with causal=True: *ignored* only where causal=False gives the very same answer; passed on
+        # as the mask where causal=False hides every key (True hides nothing, False everything).
+        unmasked = ref.multi_head_attention(*args)
+        if flag == FLAG_SAME:
+            yield unmasked, "self_attention.causal_ignored", \
+                "with causal=True position i must read only positions j <= i; your weights reach later positions, " \
+                "and causal=False gives the very same answer (the causal flag is ignored)."
+        elif flag == FLAG_HIDES_ALL:
+            yield unmasked, "self_attention.flag_as_mask", \
+                "with causal=True your weights reach later positions (nothing is hidden), and with causal=False every " \
+                "weight is 0 (every key is hidden): the flag itself reaches attention as the mask, where True " \
+                "hides nothing and False hides everything. The flag chooses whether there is a causal mask; it is " \
+                "not one."
+        elif flag == FLAG_OTHER:  # the flag read, in another way: no mistake named (judge_mha says the property)
+            yield unmasked, "wrong_values", "with causal=True your weights reach later positions (j > i)."
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n).T), "self_attention.causal_wrong_direction", \
             "your causal mask points the wrong way: position i may read positions j <= i (the lower triangle), not the later ones."
         with np.errstate(all="ignore"):
@@ -74,11 +117,24 @@ def _self_diagnoses(call):
         yield mha_variant(*args, mask=ref.causal_mask(n) if call.kwargs.get("causal") else None, **options), misconception, message
 
 
-def _judge_self(call, outcome):
+def _judge_self(call, outcome, flag=None):
     X, W_q, W_k, W_v, W_o, h = call.args
     mask = ref.causal_mask(X.shape[-2]) if call.kwargs.get("causal") else None
     judge_mha(call, outcome, (X, X, W_q, W_k, W_v, W_o, h), mask, what="your self-attention",
-              extra_diagnoses=lambda: _self_diagnoses(call))
+              extra_diagnoses=lambda: _self_diagnoses(call, flag))
+
+
+def _with_flag_probes(calls):
+    """``calls``, then each causal=True one again with causal=False (probes, never graded: :func:`_flag_probe`)."""
+    return list(calls) + [Call(c.name, c.args, {**c.kwargs, "causal": False}) for c in calls if c.kwargs.get("causal")]
+
+
+def _judge_causal_calls(calls, outcomes, graded, judge):
+    """``judge(call, outcome, flag)`` on the ``graded`` calls, each with what its causal=False probe shows."""
+    probes = iter(zip(calls[graded:], outcomes[graded:]))
+    for call, outcome in zip(calls[:graded], outcomes[:graded]):
+        flag = _flag_probe(outcome, next(probes)[1]) if call.kwargs.get("causal") else None
+        judge(call, outcome, flag)
 
 
 # The unbatched case of the seeds' shapes is one more call of the same judge, not a point of its own.
@@ -112,12 +168,14 @@ SELF_RAISING = (
 
 
 @checks.add("self_attention", "causal", "causal=True: position i reads only positions j <= i",
-            calls=lambda rng: [_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
-                               _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True),
-                               # as many positions as the width (and not as the batch): a mask sized by the
-                               # width is right here only, one sized by the batch still raises
-                               _self_call(rng, (3,), 6, 6, 2, 3, 3, 5, causal=True)])
+            calls=lambda rng: _with_flag_probes([_self_call(rng, (2,), 6, 8, 2, 5, 3, 4, causal=True),
+                                                 _self_call(rng, (), 5, 6, 3, 2, 4, 6, causal=True),
+                                                 # as many positions as the width (and not as the batch): a mask
+                                                 # sized by the width is right here only, one sized by the batch
+                                                 # still raises
+                                                 _self_call(rng, (3,), 6, 6, 2, 3, 3, 5, causal=True)]))
 def _(calls, outcomes):
+    calls, outcomes, probes = calls[:3], outcomes[:3], (calls, outcomes)
     if any(outcome.error for outcome in outcomes):
         found = signature.identify(outcomes, [
             (m, message, [signature.predict(_self_variant, *c.args, **c.kwargs, **options) for c in calls])
@@ -125,19 +183,21 @@ def _(calls, outcomes):
             reference=[signature.predict(_self_variant, *c.args, **c.kwargs) for c in calls])
         if found is not None:
             raise CheckFailed(found[1], found[0])
-    for call, outcome in zip(calls, outcomes):
+    def judge(call, outcome, flag):
         _, weights = expect.pair(outcome, call)
         if weights.ndim >= 2 and weights.shape[-1] == weights.shape[-2] and np.isnan(weights).any():
             raise CheckFailed("your causal weights contain NaN: the first position has no earlier position "
                               "to read — the diagonal belongs to the allowed keys (j <= i).",
                               "self_attention.causal_no_diagonal")
-        _judge_self(call, outcome)
+        _judge_self(call, outcome, flag)
+    _judge_causal_calls(*probes, 3, judge)
 
 
 @checks.add("self_attention", "float32_unmodified", "float32 inputs, left unchanged",
-            calls=lambda rng: [_self_call(rng, (2,), 4, 6, 2, 3, 2, 5, causal=True, dtype=np.float32)])
+            calls=lambda rng: _with_flag_probes([_self_call(rng, (2,), 4, 6, 2, 3, 2, 5, causal=True,
+                                                            dtype=np.float32)]))
 def _(calls, outcomes):
-    _judge_self(calls[0], outcomes[0])
+    _judge_causal_calls(calls, outcomes, 1, _judge_self)
     expect.unmodified(outcomes[0], calls[0], {"0": "X", **_W_NAMES})
 
 
@@ -164,6 +224,14 @@ def _cross_diagnoses(call):
                 yield ref.multi_head_attention(*args, mask=np.swapaxes(right, -1, -2)), "cross_attention.padding_wrong_axis", \
                     "your padding mask hides output positions (rows) instead of source positions (columns): " \
                     "the padding belongs to the keys, so the mask must vary along the key axis, shape (batch, 1, n_enc)."
+        for shift, message in ((-1, "your padding mask hides the last real source position of each sequence: "
+                                    "enc_lengths counts the real positions (a length L keeps positions 0 .. L-1); it "
+                                    "is not the index of the last one."),
+                               (1, "your padding mask keeps one padded source position after each sequence: a "
+                                   "length L keeps positions 0 .. L-1 only.")):
+            shifted = np.arange(n_enc)[None, None, :] < (np.asarray(lengths) + shift)[:, None, None]
+            with np.errstate(all="ignore"):
+                yield ref.multi_head_attention(*args, mask=shifted), "cross_attention.padding_off_by_one", message
         rows = np.arange(n_dec)[None, :, None] < np.asarray(lengths)[:, None, None]  # (batch, n_dec, 1)
         with np.errstate(all="ignore"):
             yield ref.multi_head_attention(*args, mask=rows), "cross_attention.padding_wrong_axis", \
@@ -234,8 +302,38 @@ CROSS_RAISING = (
 )
 
 
+_MASK_SHAPE = re.compile(r"mask of shape \(([0-9, ]*)\)")
+
+
+def _padding_errors(calls, outcomes):
+    """Name what the errors of the calls with ``enc_lengths`` say, where every such call raises it and every call
+    without lengths gets an answer: the array of lengths asked for its truth (numpy's own words), or a padding mask
+    that reaches attention with the head axis already added (the shape the given attention reports)."""
+    with_lengths = [(c, o) for c, o in zip(calls, outcomes) if c.kwargs.get("enc_lengths") is not None]
+    if not with_lengths or any(o.error is None for _, o in with_lengths) or any(
+            o.error is not None for c, o in zip(calls, outcomes) if c.kwargs.get("enc_lengths") is None):
+        return
+    errors = [o.error for _, o in with_lengths]
+    if all(e.startswith("ValueError") and "truth value of an array" in e for e in errors):
+        raise CheckFailed("every call that passes enc_lengths fails with ValueError (the truth value of an array with "
+                          "more than one element is ambiguous): your code asks whether the array of lengths is true "
+                          "(an `if`, `and`, `or` or `not` on it), which an array of several numbers cannot answer. "
+                          "What decides is whether enc_lengths was given at all.", "cross_attention.lengths_truth_test")
+    shapes = []
+    for (call, _), error in zip(with_lengths, errors):
+        found = _MASK_SHAPE.search(error)
+        shapes.append(tuple(int(x) for x in found.group(1).replace(" ", "").split(",") if x) if found else None)
+    if all(shape is not None and shape == (len(call.kwargs["enc_lengths"]), 1, 1, call.args[1].shape[-2])
+           for (call, _), shape in zip(with_lengths, shapes)):
+        raise CheckFailed(f"your padding mask reaches attention with shape {shapes[0]}, (batch, 1, 1, n_enc): one axis of "
+                          "length 1 too many. The given multi_head_attention adds the head axis to the mask itself, "
+                          "so the mask it gets is (batch, 1, n_enc), as padding_mask gives it.",
+                          "cross_attention.head_axis_twice")
+
+
 def _judge_crosses(calls, outcomes):
     """Every input of a cross_attention check; an error is named by its signature over them all."""
+    _padding_errors(calls, outcomes)
     if any(outcome.error for outcome in outcomes):
         found = signature.identify(outcomes, [
             (m, message, [signature.predict(_cross_variant, *c.args, **c.kwargs, **options) for c in calls])
@@ -292,6 +390,7 @@ def _(calls, outcomes):
 @checks.add("cross_attention", "empty_source", "a source of length 0: zeros for that sequence, no NaN",
             calls=lambda rng: [_cross_call(rng, (3,), 3, 4, 6, 2, 3, 2, 5, lengths=_lengths(rng, 3, 4, empty=True))])
 def _(calls, outcomes):
+    _padding_errors(calls, outcomes)
     call = calls[0]
     out, weights = expect.pair(outcomes[0], call)
     X_dec, X_enc, W_q, W_k, W_v, W_o, h = call.args
@@ -306,5 +405,9 @@ def _(calls, outcomes):
 @checks.add("cross_attention", "float32_unmodified", "float32 inputs, left unchanged",
             calls=lambda rng: [_cross_call(rng, (2,), 3, 5, 6, 2, 3, 2, 4, lengths=np.array([5, 3]), dtype=np.float32)])
 def _(calls, outcomes):
+    _padding_errors(calls, outcomes)
     _judge_cross(calls[0], outcomes[0])
     expect.unmodified(outcomes[0], calls[0], {"0": "X_dec", "1": "X_enc", **_W_NAMES, "enc_lengths": "enc_lengths"})
+
+
+raised.explain(checks)  # a raw exception is said as the failure of one of the check's inputs

@@ -5,8 +5,8 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, forms
-from .attention import UNDERFLOW_MASK, shifted_softmax_candidates, underflow_probe
+from . import expect, forms, raised, signature
+from .attention import UNDERFLOW_MASK, large_scores_qkv, shifted_softmax_candidates, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "06_long_sequences"
@@ -25,6 +25,13 @@ MISCONCEPTIONS = {
     "blockwise_attention.ignores_scale": "ignores the scale argument (always divides by sqrt(d_k))",
     "blockwise_attention.masked_nan": "a block (or row) whose keys are all masked gives NaN (-inf - -inf)",
     "blockwise_attention.no_max_subtraction": "no running maximum: exp overflows at large scores",
+    "blockwise_attention.max_starts_at_zero": "the running maximum starts at 0 (never below it): a query whose "
+                                              "every score is far below 0 underflows to no weight",
+    "blockwise_attention.rescale_inverted": "rescales the running total and sum by a factor above 1 when the maximum "
+                                            "grows (the factor upside down)",
+    "blockwise_attention.scale_as_divisor": "divides the scores by the `scale` argument instead of multiplying",
+    "blockwise_attention.blocks_on_first_axis": "cuts the blocks from the first axis of K and V (right on one "
+                                                "sequence, wrong with batch axes in front)",
     "blockwise_attention.mask_ignored": "ignores the mask",
     "blockwise_attention.full_matrix": "builds the full n_q x n_k table of scores or weights",
     "blockwise_attention.no_normalisation": "never divides the running weighted sum by the running total",
@@ -77,13 +84,14 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- blockwise_attention
-def _blockwise_mistake(Q, K, V, block_size, mask=None, scale=None, *, kind):
-    """Blockwise attention with a typical mistake (a candidate for diagnoses)."""
+def _blockwise_mistake(Q, K, V, block_size, mask=None, scale=None, *, kind, guard=True):
+    """Blockwise attention with a typical mistake (a candidate for diagnoses). ``guard``: a query whose running
+    total is 0 at the end gets zeros (the course's guard) rather than 0/0."""
     d_k = Q.shape[-1]
     factor = 1 / np.sqrt(d_k) if scale is None else scale
     n_q, n_k = Q.shape[-2], K.shape[-2]
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
-    m = np.full((*batch, n_q, 1), -np.inf)
+    m = np.full((*batch, n_q, 1), 0.0 if kind == "zero_start" else -np.inf)
     total = np.zeros((*batch, n_q, 1))
     acc = np.zeros((*batch, n_q, V.shape[-1]))
     outs = []
@@ -101,9 +109,16 @@ def _blockwise_mistake(Q, K, V, block_size, mask=None, scale=None, *, kind):
                 e = np.exp(s - np.where(np.isfinite(own), own, 0))
                 total, acc = total + e.sum(axis=-1, keepdims=True), acc + e @ V[..., start:stop, :]
                 continue
+            if kind == "no_max":  # no shift at all: exp of the raw scores
+                total, acc = total + np.exp(s).sum(axis=-1, keepdims=True), acc + np.exp(s) @ V[..., start:stop, :]
+                continue
             new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
             e = np.exp(s - new_m)
             rescale = np.exp(m - new_m)
+            if kind == "inverted":  # the factor upside down; from -inf on the first block it is inf (times 0: NaN)
+                rescale = np.exp(new_m - m)
+            elif kind == "inverted_guarded":
+                rescale = np.where(np.isfinite(m), np.exp(new_m - m), 0.0)
             if kind in ("none", "acc_only"):
                 total = total + e.sum(axis=-1, keepdims=True)
             else:
@@ -116,7 +131,52 @@ def _blockwise_mistake(Q, K, V, block_size, mask=None, scale=None, *, kind):
     if kind == "per_block":
         return sum(outs), sum(outs) / len(outs)
     with np.errstate(all="ignore"):
-        return acc / np.where(total == 0, 1, total)
+        return acc / np.where(total == 0, 1, total) if guard else acc / total
+
+
+#: Mistakes of the running maximum that give NaN or inf on some inputs of the large-scores check: each is named
+#: only where the answer is that mistake's on every input of the check, NaN and inf where it has them
+#: (:func:`_fits_everywhere`), with the final 0/0 guarded or not.
+RUNNING_MAX_MISTAKES = (
+    ("blockwise_attention.no_max_subtraction", "no_max",
+     "your output contains NaN or inf where scores reach about 1e3, and is right on the small float32 scores of "
+     "this check: exp "
+     "overflows. Subtract the running maximum before exponentiating."),
+    ("blockwise_attention.max_starts_at_zero", "zero_start",
+     "a query whose every score lies far below 0 (near -1000) gets no weight on any key (NaN or zeros), while "
+     "your answer is right wherever some score reaches above 0: your running maximum never goes below 0 (it "
+     "starts at 0, say), so every exponential of that query underflows to 0. The running maximum starts below "
+     "every score, as if no key had been seen."),
+    ("blockwise_attention.rescale_inverted", "inverted",
+     "when a later block raises a query's running maximum, your running total and weighted sum are multiplied "
+     "by a factor above 1: they were built with the smaller, older maximum, so they must shrink to the new one, "
+     "not grow (here the factor also overflows)."),
+    ("blockwise_attention.rescale_inverted", "inverted_guarded",
+     "when a later block raises a query's running maximum, your running total and weighted sum are multiplied "
+     "by a factor above 1: they were built with the smaller, older maximum, so they must shrink to the new one, "
+     "not grow."),
+)
+
+
+def _same_with_nonfinite(got, predicted, dtype) -> bool:
+    """Whether ``got`` is ``predicted``: non-finite (NaN or inf, either) exactly where it is, close elsewhere."""
+    got, predicted = np.asarray(got, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
+    if got.shape != predicted.shape:
+        return False
+    finite = np.isfinite(predicted)
+    return bool((np.isfinite(got) == finite).all()) and expect.allclose(got[finite], predicted[finite],
+                                                                       *expect.tolerances(dtype))
+
+
+def _running_max_mistake(calls, results) -> tuple[str, str] | None:
+    """``(misconception, message)`` of the one running-maximum mistake the answer follows on every call."""
+    fitting = []
+    for misconception, kind, message in RUNNING_MAX_MISTAKES:
+        if all(any(_same_with_nonfinite(result, _blockwise_mistake(*call.args, call.kwargs["block_size"],
+                                                                   kind=kind, guard=guard), np.result_type(*call.args))
+                   for guard in (True, False)) for call, result in zip(calls, results)):
+            fitting.append((misconception, message))
+    return fitting[0] if len({m for m, _ in fitting}) == 1 else None
 
 
 def _blockwise_keys(Q, K, V, block_size, mask=None, scale=None, *, start, stop):
@@ -185,6 +245,14 @@ def _each_blockwise_diagnosis(Q, K, V, block_size, mask, scale):
         what = f"first {block_size} keys never reach" if block_size > 1 else "first key never reaches"
         yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=block_size, stop=n_k), \
             "blockwise_attention.skips_keys", skipped.format(which=f"keys {block_size} to {n_k - 1}", what=what)
+    if scale is not None and scale != 0:
+        yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=1 / scale), "blockwise_attention.scale_as_divisor", \
+            "your scores are divided by `scale`: the `scale` a call gives is the factor the scores are multiplied by " \
+            "(it already stands for 1 / sqrt(d_k) or whatever the caller chose)."
+    for kind, misconception, message in (
+            ("inverted_guarded", "blockwise_attention.rescale_inverted", RUNNING_MAX_MISTAKES[3][2]),
+            ("zero_start", "blockwise_attention.max_starts_at_zero", RUNNING_MAX_MISTAKES[1][2])):
+        yield _blockwise_mistake(Q, K, V, block_size, mask, scale, kind=kind), misconception, message
     if scale is not None:
         yield ref.blockwise_attention(Q, K, V, block_size, mask), "blockwise_attention.ignores_scale", \
             "your scores are divided by sqrt(d_k) although the call gives its own `scale`: when scale is given, it " \
@@ -195,6 +263,49 @@ def _each_blockwise_diagnosis(Q, K, V, block_size, mask, scale):
     if mask is not None:
         yield ref.blockwise_attention(Q, K, V, block_size, scale=scale), "blockwise_attention.mask_ignored", \
             "your answer ignores the mask: masked keys must get weight 0 (a score of -inf before the exponential)."
+
+
+def _blocks_on_first_axis(Q, K, V, block_size=128, mask=None, scale=None, *, count="keys"):
+    """Blockwise attention whose blocks are slices of the *first* axis of K and V (``K[start:stop]``), as it is
+    written for one unbatched sequence; ``count``: the loop runs over the keys (``K.shape[-2]``) or ``len(K)``."""
+    factor = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
+    n = K.shape[-2] if count == "keys" else len(K)
+    m, total, acc = -np.inf, 0.0, 0.0
+    for start in range(0, n, block_size):
+        s = Q @ np.swapaxes(K[start:start + block_size], -1, -2) * factor
+        if mask is not None:
+            block = np.asarray(mask)[..., start:start + block_size] if np.shape(mask)[-1] > 1 else mask
+            s = np.where(block, s, -np.inf)
+        new = np.maximum(m, s.max(axis=-1, keepdims=True))
+        safe = np.where(np.isfinite(new), new, 0)
+        rescale = np.where(np.isfinite(m), np.exp(m - safe), 0)
+        p = np.exp(s - safe)
+        total = total * rescale + p.sum(axis=-1, keepdims=True)
+        acc = acc * rescale + p @ V[start:start + block_size]
+        m = new
+    return acc / np.where(total == 0, 1, total)
+
+
+BLOCKS_ON_FIRST_AXIS = ("your answer is right on one unbatched sequence and fails with batch axes in front exactly "
+                        "where blocks cut from the first axis of K and V would: with batch axes in front, the first "
+                        "axis counts sequences, not keys. A block of keys is a slice of the second-to-last axis.")
+
+
+def _first_axis_blocks(calls, outcomes):
+    """Name blocks cut along the first axis where the answer raises: it raises (or gives values) exactly where
+    that mistake does, on every input of the check, and is right where it is (:mod:`.signature`)."""
+    if not any(outcome.error for outcome in outcomes):
+        return
+    def args(call):
+        kwargs = dict(call.kwargs)
+        return call.args[:3], kwargs.pop("block_size", 128), kwargs
+    found = signature.identify(outcomes, [
+        ("blockwise_attention.blocks_on_first_axis", BLOCKS_ON_FIRST_AXIS,
+         [signature.predict(lambda a, b, k, count=count: _blocks_on_first_axis(*a, b, count=count, **k), *args(c))
+          for c in calls]) for count in ("keys", "len")],
+        reference=[signature.predict(lambda a, b, k: ref.blockwise_attention(*a, b, **k), *args(c)) for c in calls])
+    if found is not None:
+        raise CheckFailed(found[1], found[0])
 
 
 def _nan_where_masked(result, mask, block_size) -> bool:
@@ -260,6 +371,7 @@ def _qkv(rng, batch, n_q, n_k, d_k, d_v, spread=2.0, dtype=np.float64):
             calls=lambda rng: [_bw_call(*_qkv(rng, (), 5, 11, 6, 3), 4),
                                _bw_call(*_qkv(rng, (2, 3), 7, 13, 4, 5), 5)])
 def _(calls, outcomes):
+    _first_axis_blocks(calls, outcomes)
     expect.each(calls, outcomes, _judge_blockwise)
 
 
@@ -267,6 +379,7 @@ def _(calls, outcomes):
             calls=lambda rng: (lambda qkv: [_bw_call(*qkv, b) for b in (1, 3, 9, 20)])(_qkv(rng, (2,), 4, 9, 5, 2))
             + [_bw_call(*_qkv(rng, (), 3, 8, 4, 3), 3, scale=0.3)])
 def _(calls, outcomes):
+    _first_axis_blocks(calls, outcomes)
     for call, outcome in zip(calls, outcomes):
         _judge_blockwise(call, outcome, f"your output with block_size={call.kwargs['block_size']}")
         expect.unmodified(outcome, call, {"0": "Q", "1": "K", "2": "V"})
@@ -283,21 +396,34 @@ def _padding_and_causal(rng):
 @checks.add("blockwise_attention", "masks", "a causal mask and a padding mask with an empty sequence (zeros, no NaN)",
             calls=_padding_and_causal)
 def _(calls, outcomes):
+    _first_axis_blocks(calls, outcomes)
     for call, outcome in zip(calls, outcomes):
         _judge_blockwise(call, outcome, "your masked output")
 
 
-@checks.add("blockwise_attention", "large_scores_float32", "no overflow at scores near 1e3; float32 inputs",
+LARGE_INPUTS = ("scores of about +-1e3", "float32 inputs", "scores all near -1000")
+
+
+@checks.add("blockwise_attention", "large_scores_float32",
+            "no overflow at scores near 1e3, nor underflow where every score of a query is near -1000; float32 inputs",
             calls=lambda rng: [_bw_call(*_qkv(rng, (), 4, 10, 8, 3, spread=1000.0), 3),
-                               _bw_call(*_qkv(rng, (2,), 5, 12, 6, 4, dtype=np.float32), 5)])
+                               _bw_call(*_qkv(rng, (2,), 5, 12, 6, 4, dtype=np.float32), 5),
+                               # every query's scores far below 0, an O(1) spread between keys, for every seed
+                               _bw_call(*large_scores_qkv(rng, 3, 10, 6, 3, offset=-1000.0), 4)])
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        result = expect.array(outcome, call, "your output")
+    _first_axis_blocks(calls, outcomes)
+    results = [expect.array(outcome, call, "your output") for call, outcome in zip(calls, outcomes)]
+    if all(r.shape == ref.blockwise_attention(*c.args, c.kwargs["block_size"]).shape for c, r in zip(calls, results)):
+        found = _running_max_mistake(calls, results)
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
+    for call, result, where in zip(calls, results, LARGE_INPUTS):
         if not np.isfinite(result).all():
-            raise CheckFailed("your output contains NaN or inf at large scores: exp overflows. Subtract the running "
-                              "maximum before exponentiating (and rescale when it grows).",
-                              "blockwise_attention.no_max_subtraction")
-        _judge_blockwise(call, outcome)
+            raise CheckFailed(f"your output contains NaN or inf on {where}: an exponential overflowed, or every "
+                              "exponential of a query underflowed to 0 before a division, and no one known mistake "
+                              "explains your answers on all three inputs of this check.", "nan")
+    for call, outcome, where in zip(calls, outcomes, LARGE_INPUTS):
+        _judge_blockwise(call, outcome, f"your output on {where}")
 
 
 # The memory test. Verification (the grade) bounds the call from outside the notebook's process
@@ -371,3 +497,6 @@ def _(calls, outcomes):
     if peak > MEMORY_ALLOWED:
         raise CheckFailed(_table_message(f"your answer allocated {peak / 2**20:.1f} MiB at its peak"),
                           "blockwise_attention.full_matrix")
+
+
+raised.explain(checks)  # a raw exception is said as the failure of one of the check's inputs

@@ -7,7 +7,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import batching, expect, signature
+from . import batching, expect, raised, signature
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "07_scoring_functions"
@@ -17,6 +17,9 @@ MISCONCEPTIONS = {
     "additive_scores.separate_tanh": "tanh of each projection on its own: the score splits into a query term plus a key term",
     "additive_scores.no_tanh": "no tanh: a linear additive score is a query term plus a key term",
     "additive_scores.no_v": "sums the hidden units instead of weighting them with v",
+    "additive_scores.tanh_after_v": "applies the tanh to the weighted sum (after v) instead of to each hidden unit",
+    "additive_scores.wrong_nonlinearity": "another nonlinearity than tanh on the hidden units (ReLU, sigmoid)",
+    "width_for_budget.strict_budget": "keeps the parameters strictly below the budget: a width that meets it exactly is refused",
     "additive_scores.pairs_not_broadcast": "adds query i to key i only, instead of every query to every key",
     "additive_scores.keys_by_queries": "pairs the new axes the other way round: one row per key instead of per query",
     "additive_scores.fixed_axes": "written for one (n, d) matrix per side: right on one sequence, fails with batch axes in front",
@@ -61,16 +64,30 @@ def _pairs_not_broadcast(Q, K, W_q, W_k, v):
     return np.tanh(Q @ W_q + K @ W_k) @ v
 
 
-#: What a score is made of, in words (never its formula): said when the values are off in a way no catalogued mistake
-#: explains.
-SCORE_RULES = {
-    "additive_scores": "the additive score of every query i with every key j: check where each projection, the "
-                       "nonlinearity and the vector v come in (reread the task's definition).",
-    "scaled_dot_scores": "the scaled dot score of every query i with every key j: each side goes through its own map "
-                         "before they meet, and the result is scaled for the width they meet in.",
-    "bilinear_scores": "the bilinear score of every query i with every key j through the learned matrix W, which "
-                       "carries its own scale.",
-}
+#: The score each task computes, by name: the message of values no catalogued mistake explains says which pairs
+#: are off (and whether the table splits into a query term plus a key term), never the formula.
+SCORE_NAMES = {"additive_scores": "the additive score", "scaled_dot_scores": "the scaled dot score",
+               "bilinear_scores": "the bilinear score"}
+
+
+def _off_pairs(scores, reference, name) -> str:
+    """Which (query, key) pairs of the table are off, in words, and what the table's shape of dependence says."""
+    rtol, atol = expect.tolerances(scores.dtype)
+    with np.errstate(all="ignore"):
+        off = ~np.isclose(scores, reference, rtol=rtol, atol=atol * 10, equal_nan=True)
+    first = tuple(int(i) for i in np.argwhere(off)[0]) if off.any() else None
+    where = (f"at {int(off.sum())} of the {off.size} query-key pairs (the first at index {first})"
+             if first is not None else "")
+    text = f"do not match {SCORE_NAMES[name]} {where}".rstrip() + "."
+    table = np.asarray(scores, dtype=np.float64)
+    if table.shape[-1] > 1 and table.shape[-2] > 1 and np.isfinite(table).all():
+        # score(i, j) - score(i, 0) the same for every query i: a query term plus a key term, nothing of the pair
+        gaps = table - table[..., :, :1]
+        if np.allclose(gaps, gaps[..., :1, :], rtol=1e-6, atol=1e-9) and not np.allclose(
+                reference - reference[..., :, :1], (reference - reference[..., :, :1])[..., :1, :], rtol=1e-6, atol=1e-9):
+            text += (" Your table splits into a term of the query plus a term of the key (the gap between two keys is "
+                     "the same for every query), so no score depends on how a query and a key go together.")
+    return text
 
 
 def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
@@ -93,8 +110,11 @@ def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
                           f"{call.name}.keys_by_queries")
     expect.shape(scores, shape, what, " = (..., n_q, n_k): one score per query-key pair", diagnoses=transposed)
     dtype = np.result_type(*[a for a in call.args if isinstance(a, np.ndarray)])
-    expect.close(scores, reference, what, dtype=dtype, diagnoses=diagnoses,
-                 generic=f"do not match {SCORE_RULES[call.name]}")
+    if scores.shape == np.shape(reference):
+        generic = _off_pairs(scores, reference, call.name)
+    else:
+        generic = f"do not match {SCORE_NAMES[call.name]}."
+    expect.close(scores, reference, what, dtype=dtype, diagnoses=diagnoses, generic=generic)
 
 
 # ---------------------------------------------------------------- additive_scores
@@ -109,6 +129,16 @@ def _additive_candidates(Q, K, W_q, W_k, v):
              "query term and a key term, and the softmax over keys ignores the query term.")
         yield np.tanh(a[..., :, None, :] + c[..., None, :, :]).sum(axis=-1), "additive_scores.no_v", \
             "your score adds the hidden units up with equal weights: the learned vector v weights each one."
+        hidden = a[..., :, None, :] + c[..., None, :, :]
+        yield np.tanh(hidden @ v), "additive_scores.tanh_after_v", \
+            ("your tanh acts once on each score, after v has weighed the hidden units: it belongs to every hidden "
+             "unit, before v weighs them, so your scores are squeezed into (-1, 1) where the additive score is not.")
+        other = ("your hidden units go through another nonlinearity than tanh ({}): the additive score's hidden "
+                 "units are tanh of the summed projections, values between -1 and 1 of either sign.")
+        yield np.maximum(hidden, 0) @ v, "additive_scores.wrong_nonlinearity", other.format("a ReLU, which cuts "
+                                                                                             "negative values to 0")
+        yield (1 / (1 + np.exp(-hidden))) @ v, "additive_scores.wrong_nonlinearity", other.format(
+            "the logistic sigmoid, whose values lie between 0 and 1")
 
 
 def _judge_additive(call, outcome, what="your scores"):
@@ -249,14 +279,55 @@ def _cost_candidates(kind, n, d, h):
 COST_SIZES = ((8, 16, 8), (6, 10, 4))
 
 
+#: Probes, never graded: one d and h, three lengths n, so that the multiply-adds' error of a kind splits into a part
+#: that grows as n^2 (the per-pair work), one that grows as n (the projections) and one that does not grow at all.
+COST_PROBE_NS, COST_PROBE_DH = (5, 10, 20), (6, 3)
+
+
+COST_PROBES = tuple(Call("score_costs", (kind, n, *COST_PROBE_DH)) for kind in ref.scoring.KINDS for n in COST_PROBE_NS)
+
+
 def _cost_calls(rng):
     sizes = list(COST_SIZES) + [tuple(int(x) for x in rng.integers(2, 40, size=3)) for _ in range(2)]
-    return [Call("score_costs", (kind, n, d, h)) for n, d, h in sizes for kind in ref.scoring.KINDS]
+    return [Call("score_costs", (kind, n, d, h)) for n, d, h in sizes for kind in ref.scoring.KINDS] + list(COST_PROBES)
+
+
+def _cost_terms(kind, probes) -> str:
+    """Which term of ``kind``'s count is off, from the probes at three lengths n (one d and h): "" when unknown."""
+    if len(probes) != len(COST_PROBE_NS):
+        return ""
+    got = []
+    for call, outcome in probes:
+        try:
+            pair = np.asarray(outcome.value, dtype=np.float64).reshape(2) if outcome.error is None else None
+        except (TypeError, ValueError):
+            pair = None
+        if pair is None:
+            return ""
+        got.append(pair - np.asarray(ref.score_costs(*call.args), dtype=np.float64))
+    params, macs = np.array(got).T
+    told = []
+    if np.any(params != 0):
+        told.append("the parameter count is off" + ("" if np.all(params == params[0]) else
+                                                       " and changes with n, which a count of learned numbers does not"))
+    if np.any(macs != 0):
+        ns = np.array(COST_PROBE_NS, dtype=np.float64)
+        a, b, c = np.linalg.solve(np.stack([ns ** 2, ns, np.ones(3)], axis=1), macs)
+        parts = [words for value, words in ((a, "the per-pair work (the part that grows as n^2)"),
+                                            (b, "the projections of the n items (the part that grows as n)"),
+                                            (c, "a part that does not grow with n at all, which no multiply-add of "
+                                                "the table is")) if abs(value) > 1e-6]
+        told.append("the multiply-adds are off in " + " and in ".join(parts) if parts else "the multiply-adds are off")
+    return "; ".join(told)
 
 
 @checks.add("score_costs", "values", "parameters and multiply-adds of each kind, for several n, d and h",
             calls=_cost_calls)
 def _(calls, outcomes):
+    probed = len(calls) > len(COST_PROBES) and tuple(calls[-len(COST_PROBES):]) == COST_PROBES
+    graded = len(calls) - len(COST_PROBES) if probed else len(calls)
+    probes = list(zip(calls[graded:], outcomes[graded:]))
+    calls, outcomes = calls[:graded], outcomes[:graded]
     got, right, per_input, messages = [], [], [], {}
     for call, outcome in zip(calls, outcomes):
         pair = expect.array(outcome, call, f"`score_costs('{call.args[0]}', ...)`")
@@ -276,8 +347,9 @@ def _(calls, outcomes):
     if found is not None:
         raise CheckFailed(messages[found], found)
     call = next(c for c, g, r in zip(calls, got, right) if g != r)
-    raise CheckFailed(f"`score_costs` is off for {call.args[0]!r} scores at (n, d, h) = {call.args[1:]}: count every "
-                      "learned number, and the multiply-adds of the projections and of every query-key pair.",
+    terms = _cost_terms(call.args[0], [(c, o) for c, o in probes if c.args[0] == call.args[0]])
+    raise CheckFailed(f"`score_costs` is off for {call.args[0]!r} scores at (n, d, h) = {call.args[1:]}"
+                      + (f": {terms}." if terms else ": check the count of learned numbers and of multiply-adds."),
                       "wrong_values")
 
 
@@ -317,5 +389,13 @@ def _(calls, outcomes):
         raise CheckFailed("your width grows with the item width d where it should shrink: in Python `//` and `*` bind "
                           "equally and group from the left, so `a // b * c` divides a by b only and then multiplies "
                           "by c.", "width_for_budget.precedence")
+
+    strict = [(budget - 1) // per_unit(kind, d) for kind, d, budget in (c.args for c in calls)]
+    if got == strict:  # one below where the budget is met exactly, right everywhere else
+        raise CheckFailed("where the largest width uses exactly the budget, your answer is one less: a width whose "
+                          "parameters equal the budget fits in it.", "width_for_budget.strict_budget")
     raise CheckFailed("`width_for_budget` is off: count the parameters one hidden unit adds, and keep the total "
                       "within the budget.", "wrong_values")
+
+
+raised.explain(checks)  # a raw exception is said as the failure of one of the check's inputs
