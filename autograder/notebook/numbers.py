@@ -40,17 +40,21 @@ class NumbersMissing(LookupError):
 
 
 def entry(item) -> dict:
-    """An item (a dataclass of ``checks/items.py``) as plain data: its fields as lists, and how it reads."""
-    values = {f.name: np.asarray(getattr(item, f.name), dtype=float).tolist() for f in dataclasses.fields(item)}
+    """An item (a dataclass of ``checks/items.py``) as plain data: its shown fields (lists, numbers, strings; a
+    field with ``metadata={"shown": False}`` is left out), and how it reads."""
+    values = {f.name: np.asarray(getattr(item, f.name)).tolist() for f in dataclasses.fields(item)
+              if f.metadata.get("shown", True)}
     return {"values": values, "text": item.describe()}
 
 
-def arrays(item_entry: dict) -> tuple[np.ndarray, ...]:
-    """The fields of an :func:`entry` as float arrays, in order (``STOP_Q, STOP_K``)."""
-    return tuple(np.array(v, dtype=float) for v in item_entry["values"].values())
+def arrays(item_entry: dict):
+    """The fields of an :func:`entry`, in order (``STOP_Q, STOP_K``): a list as an array, a number or a string as
+    it is; an item of one field gives that field alone (``CONCEPT_ORDER``)."""
+    fields = tuple(np.array(v) if isinstance(v, list) else v for v in item_entry["values"].values())
+    return fields[0] if len(fields) == 1 else fields
 
 
-def show(item_id: str, item_entry: dict, whose: str) -> tuple[np.ndarray, ...]:
+def show(item_id: str, item_entry: dict, whose: str):
     """Print the item as the student reads it, saying whose numbers these are; return :func:`arrays`."""
     print(f"{item_id}: {whose}\n  {item_entry['text']}")
     return arrays(item_entry)
@@ -110,7 +114,7 @@ def _nbgrader_student_id(cwd: Path) -> tuple[str, str] | None:
     return None
 
 
-def graded_numbers(directory: Path, item_id: str) -> tuple[np.ndarray, ...] | None:
+def graded_numbers(directory: Path, item_id: str):
     """The graded submission's numbers from ``directory/graded.json`` (the grading job's), or None without it."""
     path = Path(directory) / GRADED_FILE
     if not path.is_file():
@@ -122,7 +126,7 @@ def graded_numbers(directory: Path, item_id: str) -> tuple[np.ndarray, ...] | No
     return show(item_id, data["items"][item_id], f"the numbers of student {data['student']} (graded)")
 
 
-def kit_numbers(directory: Path, item_id: str, environ=None) -> tuple[np.ndarray, ...]:
+def kit_numbers(directory: Path, item_id: str, environ=None):
     """The student kit's numbers of ``item_id`` for this student (:func:`student_id`), from ``directory/numbers.json``.
 
     Raises

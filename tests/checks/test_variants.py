@@ -174,3 +174,69 @@ def test_02_works_the_seeds_stop_and_try_example_in_the_prose_before_the_student
 
     assert f"\\approx {weights(math.sqrt(2))}$" in prose and f"\\approx {weights(1)}$" in prose  # 0.576 ..., 0.665 ...
     assert "own" in prose and not any("STOP_Q" in c.source for c in cells[:at])
+
+
+# ---------------------------------------------------------------- the order of the understanding questions' options
+CONCEPTS = {"01_scores_softmax": ("CONCEPTS_01", "bcd"), "02_scaling": ("CONCEPTS_02", "a"),
+            "04_heads": ("CONCEPTS_04", "dba"), "05_cross_attention": ("CONCEPTS_05", "b")}  # the lesson's answers
+
+
+def _letters_verdict(grade_id, letters, numbers):
+    calls = list(CHECKS[grade_id].make_calls(np.random.default_rng(0)))  # the call carries the number of questions
+    return judge_with_numbers(CHECKS[grade_id], calls, [Outcome(value=letters)], numbers)
+
+
+def _shown_letters(printed: str, texts) -> tuple[str, ...]:
+    """The letters under which ``texts`` (one per question) are printed to the student, read off the printed options."""
+    questions = printed.split("Question ")[1:]
+    letters = []
+    for block, text in zip(questions, texts, strict=True):
+        found = [line.strip()[0] for line in block.splitlines()[1:] if line.strip()[3:] == text]
+        assert len(found) == 1, (text, block)
+        letters.append(found[0])
+    return tuple(letters)
+
+
+@pytest.mark.parametrize("assignment", CONCEPTS)
+def test_each_student_sees_the_options_in_an_order_of_their_own_and_is_graded_through_it(assignment):
+    from autograder.checks.concepts import item_of, questions
+
+    task, right = CONCEPTS[assignment]
+    item = item_of(assignment)
+    rights = [q.options["abcd".index(r)] for q, r in zip(questions(assignment), right, strict=True)]
+    everyone = class_numbers(SECRET, COURSE, assignment, IDS)
+    orders, shown_right = set(), []
+    for sid in IDS:
+        mine = everyone[sid][item]
+        orders.add(mine.order)
+        assert all(sorted(o) == list("abcd") for o in mine.order) and mine.order != ("abcd",) * len(right), mine
+        printed = mine.describe()
+        letters = _shown_letters(printed, rights)
+        shown_right.append(letters)
+        numbers = StudentNumbers(sid, everyone[sid], everyone)
+        verdict, flags = _letters_verdict(f"{task}_value", letters, numbers)
+        assert verdict.passed and not flags, (sid, verdict.message)
+        if letters != tuple(right):  # the lesson's letters are no answer for this student
+            verdict, _ = _letters_verdict(f"{task}_value", tuple(right), numbers)
+            assert not verdict.passed and verdict.misconception.startswith(f"{task}."), verdict
+            for letter in "abcd":  # the message names no letter, so it cannot point at the right one
+                assert f"{letter})" not in verdict.message and f"'{letter}'" not in verdict.message \
+                       and f'"{letter}"' not in verdict.message, verdict.message
+    # any letter can be the right one: the right option of question 1 is shown under each letter to many students
+    assert {letters[0] for letters in shown_right} == set("abcd")
+    assert min(sum(letters[0] == x for letters in shown_right) for x in "abcd") > 40
+    assert len(orders) > (20 if len(right) == 1 else 250)  # 23 orders of one question other than the lesson's
+
+
+def test_a_wrong_option_seen_under_ones_own_letter_is_named_by_what_it_says():
+    """A student who picks the option 'at every step of training' (02's divisor_always) is told that misconception,
+    whatever letter it was shown under."""
+    from autograder.checks.concepts import item_of, questions
+
+    item = item_of("02_scaling")
+    always = questions("02_scaling")[0].options[1]  # the lesson's b
+    everyone = class_numbers(SECRET, COURSE, "02_scaling", IDS[:40])
+    for sid in IDS[:40]:
+        letter = _shown_letters(everyone[sid][item].describe(), [always])
+        verdict, _ = _letters_verdict("CONCEPTS_02_value", letter, StudentNumbers(sid, everyone[sid], everyone))
+        assert verdict.misconception == "CONCEPTS_02.divisor_always", (sid, letter, verdict)

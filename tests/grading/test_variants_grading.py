@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 AID = "02_scaling"
 SECRET_ENV = "AUTOGRADER_TEST_COURSE_SECRET"
 SECRET = "a test secret of the course, 0123456789abcdef"
+CONCEPTS = "02_scaling/concepts"
 VALUES = ("STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values", "STOP_AND_TRY_LARGEST_value")
 
 
@@ -40,6 +41,11 @@ def _course(tmp_path: Path) -> Path:
                                             f"  fingerprint: {variants.fingerprint(SECRET.encode())}\n")
     shutil.copytree(REPO / "solutions" / AID, root / "solutions" / AID)
     return root
+
+
+def _letter(order) -> str:
+    """The letter under which 02's right option (the lesson's a: 'at initialisation') is shown in ``order``."""
+    return "abcd"[order.order[0].index("a")]
 
 
 def _answers(item) -> dict[str, str]:
@@ -71,8 +77,10 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
     monkeypatch.setenv(SECRET_ENV, SECRET)
     own = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM]
            for sid in ("alice", "bob", "carol", "eve")}
+    order = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [CONCEPTS])[CONCEPTS]
+             for sid in ("alice", "bob")}
     assert own["alice"] != own["bob"]
-    alice = _answers(own["alice"])
+    alice = {**_answers(own["alice"]), "CONCEPTS_02": f"CONCEPTS_02 = ({_letter(order['alice'])!r},)\n"}
     _submit(root, "alice", alice)
     # a copy of alice's answers, whose notebook also claims to be alice's wherever an id could be read from
     claim = ("import os\nos.environ.update(JUPYTERHUB_USER='alice', USER='alice', LOGNAME='alice', "
@@ -105,7 +113,10 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
         assert cells["bob"][grade_id]["misconception"] == "variants.others_numbers"
     same_winner = _answers(own["bob"])["STOP_AND_TRY_LARGEST"] == alice["STOP_AND_TRY_LARGEST"]
     assert cells["bob"]["STOP_AND_TRY_LARGEST_value"]["passed"] == same_winner  # right on bob's numbers, or not
-    others = [c for g, c in cells["bob"].items() if not c["manual"] and g not in VALUES]
+    # alice's letter for the understanding question is not bob's: he sees the right option under another letter
+    assert _letter(order["bob"]) != _letter(order["alice"])
+    assert cells["bob"]["CONCEPTS_02_value"]["score"] == 0 and cells["alice"]["CONCEPTS_02_value"]["passed"]
+    others = [c for g, c in cells["bob"].items() if not c["manual"] and g not in (*VALUES, "CONCEPTS_02_value")]
     assert others and all(c["passed"] for c in others)  # the rest of the notebook is unaffected
     named = [f for f in subs["bob"]["flags"] if f["kind"] == "another student's numbers"]
     assert {f["grade_id"] for f in named} == {"STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values"}
