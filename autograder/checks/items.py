@@ -25,6 +25,14 @@ kept only when it passes :func:`stop_and_try_problems` (the acceptance rule):
 * it is not the lesson's own example (that one is worked in the prose), and neither its scores nor its
   weights are the example's: the worked answer copied from the prose must not be right.
 
+The table size (06)
+------------------
+The lesson's example (the field notes' measurement, worked in 06's prose): 8 heads at ``n = 4096`` in
+float32. A student's item keeps the 8 heads and draws another ``n`` (a multiple of :data:`TABLE_STEP`
+from :data:`TABLE_MIN` to :data:`TABLE_MAX`, ``rng.integers``) and another dtype (one of :data:`DTYPES`,
+``rng.integers``), drawn again while it is the lesson's (31 x 3 - 1 = 92 items; the lesson's byte count
+is then no student's answer).
+
 The order of the options (01, 02, 04, 05: "Check your understanding")
 ----------------------------------------------------------------------
 Each question's four options (``checks/concepts.Question.options``, under the lesson's letters a to d)
@@ -179,8 +187,49 @@ def draw_option_order(rng: np.random.Generator, assignment: str) -> OptionOrder:
     raise RuntimeError(f"no option order other than the lesson's in {MAX_DRAWS} draws")
 
 
+TABLE_ITEM = "06_long_sequences/table"
+TABLE_HEADS = 8
+TABLE_MIN, TABLE_MAX, TABLE_STEP = 1024, 16384, 512
+DTYPES = {"float16": 2, "float32": 4, "float64": 8}  # bytes per number
+
+
+@dataclass(frozen=True)
+class TableSize:
+    """The sequence length and dtype of 06's table of weights (8 heads, queries and keys of one sequence)."""
+
+    n: int
+    dtype: str
+
+    @property
+    def itemsize(self) -> int:
+        return DTYPES[self.dtype]
+
+    def bytes(self) -> int:
+        """The bytes of the weights of the 8 heads: heads x n x n numbers of ``itemsize`` bytes."""
+        return TABLE_HEADS * self.n * self.n * self.itemsize
+
+    def describe(self) -> str:
+        return (f"{TABLE_HEADS} heads, a sequence of n = {self.n} positions (queries and keys), in {self.dtype} "
+                f"({self.itemsize} bytes per number)")
+
+
+#: The lesson's example (the field notes: 8 heads at n = 4096 in float32, 537 MB), worked in 06's prose.
+LESSON_TABLE = TableSize(4096, "float32")
+
+
+def draw_table(rng: np.random.Generator) -> TableSize:
+    """A student's table: ``n`` then the dtype, each with one ``rng.integers``, drawn again while it is the lesson's."""
+    names = list(DTYPES)
+    for _ in range(MAX_DRAWS):
+        n = int(rng.integers(TABLE_MIN // TABLE_STEP, TABLE_MAX // TABLE_STEP + 1)) * TABLE_STEP
+        item = TableSize(n, names[int(rng.integers(len(names)))])
+        if item != LESSON_TABLE:
+            return item
+    raise RuntimeError(f"no table other than the lesson's in {MAX_DRAWS} draws")
+
+
 #: item id -> how a student's item is drawn from their generator.
-DRAWS = {ITEM: draw_stop_and_try,
+DRAWS = {ITEM: draw_stop_and_try, TABLE_ITEM: draw_table,
          **{item_of(a): (lambda rng, a=a: draw_option_order(rng, a)) for a in TASK_OF}}
 #: item id -> the lesson's example: what a check of the item judges when grading has no student's numbers.
-LESSON = {ITEM: LESSON_STOP_AND_TRY, **{item_of(a): lesson_order(a) for a in TASK_OF}}
+LESSON = {ITEM: LESSON_STOP_AND_TRY, TABLE_ITEM: LESSON_TABLE, **{item_of(a): lesson_order(a) for a in TASK_OF}}

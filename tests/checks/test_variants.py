@@ -240,3 +240,55 @@ def test_a_wrong_option_seen_under_ones_own_letter_is_named_by_what_it_says():
         letter = _shown_letters(everyone[sid][item].describe(), [always])
         verdict, _ = _letters_verdict("CONCEPTS_02_value", letter, StudentNumbers(sid, everyone[sid], everyone))
         assert verdict.misconception == "CONCEPTS_02.divisor_always", (sid, letter, verdict)
+
+
+# ---------------------------------------------------------------- 06's table: another n and another dtype per student
+def _table_bytes(table, per_number=None):
+    """8 heads x n x n numbers, each ``np.dtype(dtype).itemsize`` bytes (or ``per_number``)."""
+    return 8 * table.n * table.n * (np.dtype(table.dtype).itemsize if per_number is None else per_number)
+
+
+@pytest.fixture(scope="module")
+def tables():
+    everyone = class_numbers(SECRET, COURSE, "06_long_sequences", IDS)
+    return {sid: StudentNumbers(sid, everyone[sid], everyone) for sid in IDS}
+
+
+def test_each_student_gets_their_own_table_and_is_graded_on_it(tables):
+    from autograder.checks.items import TABLE_ITEM
+
+    drawn = {sid: numbers.items[TABLE_ITEM] for sid, numbers in tables.items()}
+    assert all(t.n % 512 == 0 and 1024 <= t.n <= 16384 for t in drawn.values())
+    assert {t.dtype for t in drawn.values()} == {"float16", "float32", "float64"}
+    assert len({t.n for t in drawn.values()}) > 25 and len(set(drawn.values())) > 80  # 31 lengths x 3 dtypes
+    assert (4096, "float32") not in {(t.n, t.dtype) for t in drawn.values()}  # the lesson's (the prose works it)
+    for sid, table in drawn.items():
+        right = _table_bytes(table)
+        verdict, flags = _verdict("TABLE_BYTES_value", right, tables[sid])
+        assert verdict.passed and not flags, (sid, table, verdict.message)
+        assert right != 8 * 4096 * 4096 * 4  # the prose's 536,870,912 bytes is no student's answer
+        for answer, named in [(right // 8, "TABLE_BYTES.one_head"), (8 * table.n * np.dtype(table.dtype).itemsize,
+                              "TABLE_BYTES.linear_in_n"), (right * 8, "TABLE_BYTES.bits"),
+                              (right / 2**20, "TABLE_BYTES.megabytes"), (right / 1e6, "TABLE_BYTES.megabytes")]:
+            verdict, flags = _verdict("TABLE_BYTES_value", answer, tables[sid])
+            assert verdict.misconception == named and not flags, (sid, table, answer, verdict)
+        verdict, _ = _verdict("TABLE_BYTES_value", _table_bytes(table, 8), tables[sid])
+        assert verdict.passed == (table.dtype == "float64")
+        if table.dtype != "float64":
+            assert verdict.misconception == "TABLE_BYTES.float64" and table.dtype in verdict.message, verdict
+
+
+def test_a_classmates_table_bytes_score_0_with_a_flag_naming_them(tables):
+    from autograder.checks.items import TABLE_ITEM
+
+    flagged = 0
+    for thief, victim in zip(IDS[:40], IDS[40:80]):
+        mine, theirs = tables[thief].items[TABLE_ITEM], _table_bytes(tables[victim].items[TABLE_ITEM])
+        right = _table_bytes(mine)
+        if theirs in (right, right // 8, right * 8, _table_bytes(mine, 8), 8 * mine.n * np.dtype(mine.dtype).itemsize):
+            continue  # right on the thief's own table too, or what a named mistake on it gives (the kinder reading)
+        verdict, flags = _verdict("TABLE_BYTES_value", theirs, tables[thief])
+        assert not verdict.passed and verdict.misconception == "variants.others_numbers", (thief, victim, verdict)
+        assert victim in flags[0]["evidence"] and victim not in verdict.message + flags[0]["advice"]
+        flagged += 1
+    assert flagged >= 30
