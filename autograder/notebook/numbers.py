@@ -12,7 +12,8 @@ depends on who runs it, decided by the code that runs it, never by the notebook:
   an id the kit has no numbers for is an error that says so, never the lesson's numbers;
 * **the whole package** (self-study, the instructor, the catalogue): :mod:`autograder.variants`
   derives them (the public secret in self-study, and it says so), or the lesson's numbers when the
-  course has no ``variants`` section.
+  course has no ``variants`` section; under stock ``nbgrader autograde`` (the instructor's kernel), for
+  the student whose folder nbgrader grades (:func:`autograded_submission`), never by any other id.
 
 An entry is plain data, ``{"values": {"query": [...], "keys": [[...], ...]}, "text": "..."}``
 (:func:`entry`), so this module ships in the kit without ``checks/items.py``, which computes answers.
@@ -33,6 +34,15 @@ import numpy as np
 GRADED_FILE = "graded.json"
 #: In the student kit: the roster's numbers (``autograder kit``), and whether the course has per-student numbers.
 KIT_FILE = "numbers.json"
+
+
+#: Where stock ``nbgrader autograde`` starts a submission's kernel (measured with nbgrader 0.9.6): in the folder
+#: ``<course>/autograded/<student>/<assignment>`` (``CourseDirectory.directory_structure``'s default), with
+#: ``NBGRADER_EXECUTION=autograde`` in its environment.
+AUTOGRADED = "autograded"
+#: The working directory and nbgrader step of this process when this module was first imported: in a notebook,
+#: by its given cell, before the answer cells run (one of them could change directory).
+STARTED = (Path.cwd(), os.environ.get("NBGRADER_EXECUTION"))
 
 
 class NumbersMissing(LookupError):
@@ -75,6 +85,31 @@ def student_id(environ=None, cwd: str | Path | None = None) -> tuple[str, str]:
     if found:
         return found
     return getpass.getuser(), "the login (getpass.getuser())"
+
+
+def autograded_submission(item_ids, started: tuple | None = None) -> tuple[Path, str] | None:
+    """``(course directory, student id)`` of the submission that stock ``nbgrader autograde`` grades in this
+    process, read from the folder nbgrader started it in (:data:`STARTED`); None when it is not that.
+
+    Only the folder decides: no environment variable, configuration or ``course.yml`` inside the submission
+    (a submission's extra files are copied beside the notebook) chooses the id or the course.
+
+    Raises
+    ------
+    NumbersMissing
+        Under ``nbgrader autograde`` in a folder that is not ``<course>/autograded/<student>/<assignment>``
+        of the items' assignment: the numbers of nobody in particular would be graded.
+    """
+    cwd, step = STARTED if started is None else started
+    if step != "autograde":
+        return None
+    cwd = Path(cwd)
+    assignments = {str(i).split("/")[0] for i in item_ids}
+    if len(cwd.parts) < 4 or cwd.parent.parent.name != AUTOGRADED or assignments != {cwd.name}:
+        raise NumbersMissing(f"nbgrader autograde runs this notebook in {cwd}, not in <course>/{AUTOGRADED}/<student>/"
+                             f"{'|'.join(sorted(assignments))}: whose numbers to grade cannot be told, so none are "
+                             f"given (grade with `autograder grade`)")
+    return cwd.parents[2], cwd.parent.name
 
 
 def _config_dirs(cwd: Path) -> list[Path]:

@@ -149,3 +149,35 @@ def test_a_classroom_course_without_its_secret_or_with_another_refuses_and_recor
     with pytest.raises(variants.SecretMissing, match=r"judged only by verification, which --no-verify turns off"):
         api.grade(root, assignments=[AID], workers=1, progress=False, verify=False)
     assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
+
+
+def test_stock_nbgrader_autograde_refuses_without_the_secret_before_it_records(tmp_path, monkeypatch):
+    """The course's nbgrader_config.py gives stock ``nbgrader autograde`` a pre-convert hook that reads the
+    secret before nbgrader enters a submission in the gradebook; nbgrader's own hook runner logs and swallows
+    an ``Exception``, so the refusal must get through it (run here through nbgrader's own runner)."""
+    from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    from autograder.config import load_course
+    from autograder.grading.nbconfig import nbgrader_config, stock_config
+
+    root = _course(tmp_path)
+    config = Config()
+    exec(compile((root / "nbgrader_config.py").read_text(), "nbgrader_config.py", "exec"),
+         {"get_config": lambda: config, "__file__": str(root / "nbgrader_config.py")})
+    assert config.Autograde.pre_convert_hook.func.__name__ == "require_secret"
+    converter = Autograde(coursedir=CourseDirectory(config=config), config=config)
+    converter.notebooks = []
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    with pytest.raises(SystemExit, match=rf"refusing to grade, nothing recorded: .*variants\.secret_env \(course.yml\) "
+                                         rf"names the environment variable {SECRET_ENV}, which is not set"):
+        converter.run_pre_convert_hook()
+    monkeypatch.setenv(SECRET_ENV, "another secret of some other course, 0123456789")
+    with pytest.raises(SystemExit, match=r"variants\.fingerprint \(course.yml\): the secret .* is not this course's"):
+        converter.run_pre_convert_hook()
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    converter.run_pre_convert_hook()  # the course's secret: nbgrader goes on
+    # the grading workers' own nbgrader runs carry no hook (they never hold the secret)
+    assert "pre_convert_hook" not in nbgrader_config(load_course(root), root).Autograde
+    assert "pre_convert_hook" not in stock_config(load_course(REPO), REPO).Autograde  # no variants, no hook
