@@ -452,7 +452,7 @@ CONCEPT_ORDER = grader.numbers("01_scores_softmax/concepts")
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_01", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-01"
 # CONCEPTS_01 = ("?", "?", "?")  (one letter per question, in order)
 ### BEGIN SOLUTION
-# CONCEPT_ORDER[i] lists the lesson's letters in the order you see them: the right options are the lesson's b, c, d
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
 CONCEPTS_01 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "bcd"))
 ### END SOLUTION
 

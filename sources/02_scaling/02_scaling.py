@@ -581,7 +581,7 @@ CONCEPT_ORDER = grader.numbers("02_scaling/concepts")
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_02", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-02"
 # CONCEPTS_02 = ("?",)  (one letter)
 ### BEGIN SOLUTION
-# CONCEPT_ORDER[i] lists the lesson's letters in the order you see them: the right options are the lesson's a
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
 CONCEPTS_02 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "a"))
 ### END SOLUTION
 

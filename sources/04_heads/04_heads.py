@@ -563,7 +563,7 @@ CONCEPT_ORDER = grader.numbers("04_heads/concepts")
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_04", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-04"
 # CONCEPTS_04 = ("?", "?", "?")  (one letter per question, in order)
 ### BEGIN SOLUTION
-# CONCEPT_ORDER[i] lists the lesson's letters in the order you see them: the right options are the lesson's d, b, a
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
 CONCEPTS_04 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "dba"))
 ### END SOLUTION
 

@@ -302,7 +302,7 @@ CONCEPT_ORDER = grader.numbers("05_cross_attention/concepts")
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_05", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-05"
 # CONCEPTS_05 = ("?",)  (one letter)
 ### BEGIN SOLUTION
-# CONCEPT_ORDER[i] lists the lesson's letters in the order you see them: the right options are the lesson's b
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
 CONCEPTS_05 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "b"))
 ### END SOLUTION
 
