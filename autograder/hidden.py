@@ -10,12 +10,20 @@ from __future__ import annotations
 
 from .checks import CHECKS, executor
 from .checks.core import CheckFailed, evaluate, hidden_seed
+from .notebook import own_items  # imported with this module, in the given cell (notebook/numbers.STARTED)
 
 
 def check(grade_id: str, namespace: dict) -> None:
-    """Run the hidden check ``grade_id`` against the notebook's globals."""
+    """Run the hidden check ``grade_id`` against the notebook's globals.
+
+    A check of a per-student item judges the item ``grader.numbers`` gives this notebook here
+    (:func:`autograder.notebook.own_items`): under stock ``nbgrader autograde``, the student's whose
+    folder is graded, as ``autograder grade`` judges it.
+    """
     if grade_id not in CHECKS:
         raise KeyError(f"no check named {grade_id!r}: is the autograder package up to date?")
-    verdict = evaluate(CHECKS[grade_id], executor(CHECKS[grade_id], namespace), seed=hidden_seed())
+    item = CHECKS[grade_id].item
+    items = own_items([item])[0] if item else None
+    verdict = evaluate(CHECKS[grade_id], executor(CHECKS[grade_id], namespace), seed=hidden_seed(), items=items)
     if not verdict.passed:
         raise CheckFailed(f"{verdict.task}, {verdict.title}: {verdict.message}", verdict.misconception)

@@ -68,12 +68,12 @@ def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
 '''
 
 TABLE_BYTES_ONE_HEAD = '''
-TABLE_BYTES = 4096 * 4096 * 4
+TABLE_BYTES = TABLE_N * TABLE_N * np.dtype(TABLE_DTYPE).itemsize
 '''
 
 # ---------------------------------------------------------------- correct answers written differently
 BLOCKWISE_LOG_SUM_EXP = {
-    "TABLE_BYTES": "TABLE_BYTES = 2 ** 29  # 8 * 4096**2 * 4 = 2**3 * 2**24 * 2**2",
+    "TABLE_BYTES": "TABLE_BYTES = 8 * TABLE_N ** 2 * np.zeros(1, dtype=TABLE_DTYPE).nbytes  # one number's bytes",
     "blockwise_attention": '''
 def blockwise_attention(Q, K, V, block_size=128, mask=None, scale=None):
     """Running log-sum-exp and a normalised running output instead of (max, total, sum)."""
@@ -210,13 +210,13 @@ VARIANTS += [
             misconception="blockwise_attention.no_max_subtraction",
             source="online softmax without the running maximum (Milakov & Gimelshein 2018, 'Online normalizer "
                    "calculation for softmax'): exp overflows at large scores"),
-    Variant("TABLE_BYTES_float64", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 8\n"},
+    Variant("TABLE_BYTES_float64", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * TABLE_N * TABLE_N * 8\n"},
             misconception="TABLE_BYTES.float64", source="numpy's default float64 (8 bytes) for a float32 table"),
-    Variant("TABLE_BYTES_linear", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4\n"},
+    Variant("TABLE_BYTES_linear", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * TABLE_N * np.dtype(TABLE_DTYPE).itemsize\n"},
             misconception="TABLE_BYTES.linear_in_n", source="one weight per position instead of per (query, key) pair"),
-    Variant("TABLE_BYTES_in_bits", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 32\n"},
+    Variant("TABLE_BYTES_in_bits", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * TABLE_N * TABLE_N * np.finfo(TABLE_DTYPE).bits\n"},
             misconception="TABLE_BYTES.bits", source="32 bits per float32 counted as its size in bytes"),
-    Variant("TABLE_BYTES_in_mib", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 * 4096 * 4 / 2**20  # MiB\n"},
+    Variant("TABLE_BYTES_in_mib", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * TABLE_N**2 * np.dtype(TABLE_DTYPE).itemsize / 2**20  # MiB\n"},
             misconception="TABLE_BYTES.megabytes",
             source="the notebook's plot is labelled in MB; the answer asks for bytes (issue 24, my probes)"),
 ]
@@ -334,9 +334,9 @@ VARIANTS += [
 ]
 
 VARIANTS += [
-    Variant("table_bytes_counts_weights", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * 4096 ** 2   # every weight of every head\n"},
+    Variant("table_bytes_counts_weights", A, "TABLE_BYTES", {"TABLE_BYTES": "TABLE_BYTES = 8 * TABLE_N ** 2   # every weight of every head\n"},
             misconception="TABLE_BYTES.numbers_not_bytes",
-            source="numpy's ndarray.nbytes = size x itemsize (numpy docs); float32 has an itemsize of 4"),
+            source="numpy's ndarray.nbytes = size x itemsize (numpy docs): every dtype of the course takes 2 bytes or more"),
 ]
 
 # ---------------------------------------------------------------- issue 24, blind set 6: the running maximum's mistakes

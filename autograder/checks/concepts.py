@@ -35,6 +35,9 @@ class Question:
     title: str
     right: str
     wrong: dict
+    #: The four options' texts, under the lesson's letters a to d (the order of ``right`` and ``wrong``). A student
+    #: sees them in an order of their own (issue 22: ``checks/items.OptionOrder``), printed by their notebook.
+    options: tuple[str, str, str, str] = ()
 
 
 QUESTIONS = [
@@ -46,7 +49,13 @@ QUESTIONS = [
               "that option is about parameters; the limit is where the history of the sequence is kept."),
         "d": ("length_limit", "thinks a recurrent network cannot read sequences longer than its width",
               "a recurrent network reads any length; the question is how much of it one state can hold."),
-    }),
+    }, options=(
+        'Its gates stop gradients from flowing, so it cannot learn from long sentences at all.',
+        'Everything it has read must be compressed into one fixed-size hidden state, updated one step at a time; '
+        'attention lets each output position read every input position directly.',
+        'It has no learned parameters with which to compare two words.',
+        'It cannot read a sequence longer than the width of its hidden state.',
+    )),
     Question("CONCEPT_ARGMAX", "01_scores_softmax", "why softmax weights and not the single best item", "c", {
         "a": ("argmax_slower", "thinks argmax is avoided because it is slow",
               "speed is not the reason; think about what a small change of one score does to each choice."),
@@ -54,7 +63,13 @@ QUESTIONS = [
               "both favour the best item; think about what reaches the learned maps when a score moves a little."),
         "d": ("argmax_negative", "thinks argmax cannot handle negative scores",
               "argmax handles any scores; think about the slope of the output with respect to a score."),
-    }),
+    }, options=(
+        'argmax is too slow to compute on long sequences.',
+        'softmax always gives the best item the largest weight; argmax does not.',
+        'a small change of a score leaves the argmax choice unchanged or makes it jump, so no usable gradient '
+        'reaches the learned maps; softmax weights change smoothly with every score.',
+        'argmax cannot handle negative scores.',
+    )),
     Question("CONCEPT_SIMILARITY", "01_scores_softmax", "which comparison scaled dot-product attention uses", "d", {
         "a": ("sophisticated_similarity", "thinks attention replaces the dot product with a more sophisticated similarity",
               "the comparison in the formula is not a new similarity measure; reread the score you wrote in "
@@ -64,7 +79,12 @@ QUESTIONS = [
         "c": ("distance", "thinks the score is a distance between query and key",
               "a larger score means a better match here; reread how the score of two aligned vectors compares "
               "with that of two opposing ones."),
-    }),
+    }, options=(
+        'a more sophisticated similarity measure than the dot product, designed for attention.',
+        'the cosine of the angle between them (their lengths divided out).',
+        'the distance between them: the closer the two vectors, the higher the weight.',
+        'the plain dot product, divided by √d_k, before the softmax turns the scores into weights.',
+    )),
     Question("CONCEPT_DIVISOR", "02_scaling", "when the divisor guarantees unit-variance scores", "a", {
         "b": ("divisor_always", "thinks the divisor keeps the scores at unit variance throughout training",
               "the variance argument assumes something about the entries of queries and keys; ask whether "
@@ -73,7 +93,13 @@ QUESTIONS = [
               "the width's value plays no such part; reread the assumptions of the variance argument."),
         "d": ("divisor_masks", "thinks the divisor is about masked positions",
               "masks come in notebook 03; the divisor is about the size of the scores."),
-    }),
+    }, options=(
+        'when the entries of queries and keys are independent with mean 0 and variance 1, as at initialisation; '
+        'trained maps can still produce large scores and saturate the softmax with the divisor in place.',
+        'at every step of training, whatever values the learned weights take.',
+        'only when d_k is a power of two.',
+        'only at the positions that a mask hides.',
+    )),
     Question("CONCEPT_ALIGNMENT", "04_heads", "what a large dot product of learned queries and keys means", "d", {
         "a": ("raw_alignment", "thinks a large score means the two input vectors are aligned",
               "the dot product is taken after the maps; ask in which space the two vectors are aligned."),
@@ -82,7 +108,13 @@ QUESTIONS = [
               "general."),
         "c": ("labels_mean_something", "thinks keys carry meaning before training, like library labels",
               "this is where the library analogy breaks: ask who writes a key and when it gets its meaning."),
-    }),
+    }, options=(
+        'The two input vectors x_i and x_j point in nearly the same direction.',
+        'Word j is the most important word of the sentence, for any purpose.',
+        'Key j carried that meaning before training, as a library label does.',
+        'q_i and k_j are aligned in the space the learned maps produce, and training shaped that space so that '
+        'alignment there tracks what is relevant for the task.',
+    )),
     Question("CONCEPT_KEYS_VALUES", "04_heads", "how the key and the value of a position differ", "b", {
         "a": ("keys_are_values", "thinks keys and values are the same vector used twice",
               "count the maps of section 1: ask whether the key and the value come from the same one."),
@@ -90,7 +122,13 @@ QUESTIONS = [
               "reread the shapes of section 1: which widths must agree, and which may differ?"),
         "d": ("value_is_scaled_key", "thinks the value is the key divided by sqrt(d_k)",
               "the divisor acts on the scores, not on the keys; ask where the values come from."),
-    }),
+    }, options=(
+        'They are the same vector, used twice.',
+        'They come from two separate learned maps of the same input: the key is shaped to be matched against '
+        'queries, the value to be passed on, and the two can carry different information.',
+        'They must have the same width.',
+        'The value is the key divided by √d_k.',
+    )),
     Question("CONCEPT_HEADS", "04_heads", "why a layer runs several heads", "a", {
         "b": ("heads_split_sentence", "thinks each head reads its own part of the sentence",
               "every head reads every position; ask what differs from one head to the next."),
@@ -98,7 +136,13 @@ QUESTIONS = [
               "section 3 counted them: at a fixed total width the heads do not multiply the parameters."),
         "d": ("heads_for_divisor", "thinks heads exist to change the divisor",
               "each head divides by the square root of its own width, but that is a consequence, not the purpose."),
-    }),
+    }, options=(
+        'Relevance is not one relation: each head has its own maps and can learn a different relation (which word a '
+        'pronoun refers to, which word comes next, …), at about the cost of one full-width head.',
+        'Each head reads its own part of the sentence, so that the work is shared out.',
+        'More heads multiply the parameters, which makes the model larger.',
+        'Each head needs a different divisor.',
+    )),
     Question("CONCEPT_WEIGHT", "05_cross_attention", "what a high cross-attention weight says", "b", {
         "a": ("weight_is_importance", "thinks a higher weight means the value is more important in general",
               "the weight says how well a key matched this query under the maps learned for one task; ask "
@@ -107,11 +151,25 @@ QUESTIONS = [
               "a weight of 0.7 leaves 0.3 for the others; masked keys would get exactly 0."),
         "d": ("weight_scales_value", "thinks the weight says how large the value vector is",
               "the weight multiplies the value; it does not measure it."),
-    }),
+    }, options=(
+        'That input word matters more than the others for getting the translation right, in general.',
+        'Its key matched this query best under the maps learned for this task: a learned, task-specific '
+        'relevance, not importance in general.',
+        'The other input words were masked.',
+        'The value vector of that word is 0.7 times as long as the others.',
+    )),
 ]
 #: The task of each notebook's questions: one answer, a tuple of letters in the order of its questions.
 TASK_OF = {"01_scores_softmax": "CONCEPTS_01", "02_scaling": "CONCEPTS_02", "04_heads": "CONCEPTS_04",
            "05_cross_attention": "CONCEPTS_05"}
+
+
+
+def item_of(assignment: str) -> str:
+    """The per-student item of ``assignment``'s questions: the order its options are shown in (issue 22,
+    ``checks/items.OptionOrder``), ``"02_scaling/concepts"``."""
+    return f"{assignment}/concepts"
+
 
 TASKS: dict[str, list[str]] = {}
 CHECKS: dict[str, CheckList] = {}
@@ -136,9 +194,10 @@ def _register(assignment: str, task: str) -> None:
                calls=lambda rng: [Call(task, (len(asked),), value_only=True)])(forms.concepts_format)
 
     @checks.add(task, "value", "; ".join(q.title for q in asked), public=False,
-                calls=lambda rng: [Call(task, (len(asked),), value_only=True)])
-    def _(calls, outcomes):
-        chosen = forms.letters(outcomes[0], calls[0])
+                calls=lambda rng: [Call(task, (len(asked),), value_only=True)], item=item_of(assignment))
+    def _(calls, outcomes, order):
+        # each letter as the student saw it, mapped back through their own order of the options
+        chosen = [order.lesson_letter(i, c) for i, c in enumerate(forms.letters(outcomes[0], calls[0]))]
         wrong = [(i, q, q.wrong[c]) for i, (q, c) in enumerate(zip(asked, chosen), 1) if c != q.right]
         if wrong:
             message = " ".join(f"Question {i}: {text}" for i, _, (_, _, text) in wrong)

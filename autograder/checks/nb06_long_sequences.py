@@ -5,7 +5,7 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import expect, forms, raised, signature
+from . import expect, forms, items, raised, signature
 from .attention import UNDERFLOW_MASK, large_scores_qkv, shifted_softmax_candidates, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
@@ -14,7 +14,7 @@ TASKS = ["TABLE_BYTES", "blockwise_attention"]
 GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask"]
 MISCONCEPTIONS = {
     "TABLE_BYTES.one_head": "counts the table of one head instead of all 8",
-    "TABLE_BYTES.float64": "counts 8 bytes per weight (float64) instead of 4 (float32)",
+    "TABLE_BYTES.float64": "counts 8 bytes per weight (numpy's default float64) for a table of another dtype",
     "TABLE_BYTES.linear_in_n": "counts a number of weights per head that grows like n, not a whole table",
     "TABLE_BYTES.megabytes": "gives the count in megabytes (or MiB) instead of bytes",
     "TABLE_BYTES.bits": "counts bits instead of bytes",
@@ -45,8 +45,9 @@ GRADER_MEASURED = {"blockwise_attention.memory_held": "tests/sandbox/test_hostil
 checks = CheckList()
 CHECKS = checks
 
-# The seeds' setting and the field notes' measurement: one head-batch of 8 heads at n = 4096 in float32.
-TABLE_HEADS, TABLE_N, TABLE_ITEMSIZE = 8, 4096, 4
+# The seeds' setting and the field notes' measurement (the lesson's example, worked in the prose): 8 heads at
+# n = 4096 in float32. Each student is asked about their own n and dtype (issue 22: items.TableSize).
+TABLE_HEADS, TABLE_N, TABLE_ITEMSIZE = items.TABLE_HEADS, items.LESSON_TABLE.n, items.LESSON_TABLE.itemsize
 
 
 # ---------------------------------------------------------------- TABLE_BYTES
@@ -54,25 +55,28 @@ checks.add("TABLE_BYTES", "format", "a positive whole number of bytes",
            calls=lambda rng: [Call("TABLE_BYTES", value_only=True)])(forms.table_bytes_format)
 
 
-@checks.add("TABLE_BYTES", "value", "bytes of the weights of 8 heads at n = 4096 in float32", public=False,
-            calls=lambda rng: [Call("TABLE_BYTES", value_only=True)])
-def _(calls, outcomes):
-    right = TABLE_HEADS * TABLE_N * TABLE_N * TABLE_ITEMSIZE
+@checks.add("TABLE_BYTES", "value", "bytes of the weights of 8 heads at your n and dtype", public=False,
+            calls=lambda rng: [Call("TABLE_BYTES", value_only=True)], item=items.TABLE_ITEM)
+def _(calls, outcomes, table):
+    n, size, dtype = table.n, table.itemsize, table.dtype
+    right = table.bytes()
     if outcomes[0].error is None and isinstance(outcomes[0].value, (int, float)) and any(
             abs(outcomes[0].value - right / unit) < 1 for unit in (1e6, 2**20)):  # 536.9 MB or 512 MiB
         raise CheckFailed("your count is in megabytes (or mebibytes): TABLE_BYTES asks for the number of bytes.",
                           "TABLE_BYTES.megabytes")
     got = forms.whole_number(outcomes[0], calls[0], "`TABLE_BYTES`")
     candidates = [
-        (TABLE_N * TABLE_N * TABLE_ITEMSIZE, "TABLE_BYTES.one_head",
+        (n * n * size, "TABLE_BYTES.one_head",
          "your count is the table of one head; every one of the 8 heads has its own n x n table."),
-        (right * 2, "TABLE_BYTES.float64", "your count uses 8 bytes per weight; a float32 weight takes 4 bytes."),
-        (TABLE_HEADS * TABLE_N * TABLE_ITEMSIZE, "TABLE_BYTES.linear_in_n",
+        (TABLE_HEADS * n * size, "TABLE_BYTES.linear_in_n",
          "your count grows like n; every query has a weight for every key, so the table has n x n entries per head."),
-        (right * 8, "TABLE_BYTES.bits", "your count is in bits; TABLE_BYTES asks for bytes (4 per float32 weight)."),
-        (right // TABLE_ITEMSIZE, "TABLE_BYTES.numbers_not_bytes",
-         "your count is the number of weights, not of bytes: each float32 weight takes more than one byte."),
+        (right * 8, "TABLE_BYTES.bits", f"your count is in bits; TABLE_BYTES asks for bytes ({size} per {dtype} weight)."),
+        (right // size, "TABLE_BYTES.numbers_not_bytes",
+         f"your count is the number of weights, not of bytes: each {dtype} weight takes more than one byte."),
     ]
+    if dtype != "float64":  # numpy's default dtype
+        candidates.append((right // size * 8, "TABLE_BYTES.float64",
+                           f"your count uses 8 bytes per weight (float64); a {dtype} weight takes {size} bytes."))
     # A byte count is an integer (exact as a float too): compared exactly, no tolerance.
     if got == right:
         return
@@ -80,7 +84,7 @@ def _(calls, outcomes):
         if got == candidate:
             raise CheckFailed(message, misconception)
     raise CheckFailed("`TABLE_BYTES` is off: it is the memory, in bytes, of every attention weight that the 8 heads "
-                      "hold at once at n = 4096 in float32; count what each head's table holds.", "wrong_values")
+                      f"hold at once at your n = {n} in {dtype}; count what each head's table holds.", "wrong_values")
 
 
 # ---------------------------------------------------------------- blockwise_attention

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from .core import Call, Check, Outcome, Verdict, judge_outcomes
-from .items import ITEM, LESSON
+from .items import ITEM, LESSON, TABLE_ITEM
 
-#: item id -> the tasks whose right answer tells whose numbers it was computed on.
-IDENTIFYING = {ITEM: ("STOP_AND_TRY_SCORES", "STOP_AND_TRY_WEIGHTS")}
+#: item id -> the tasks whose right answer tells whose numbers it was computed on (06's byte count: 92 tables).
+IDENTIFYING = {ITEM: ("STOP_AND_TRY_SCORES", "STOP_AND_TRY_WEIGHTS"), TABLE_ITEM: ("TABLE_BYTES",)}
 #: At most this many owners are named in one flag (a common pattern of scores fits several students).
 MAX_NAMED = 5
 

@@ -6,6 +6,7 @@ never disagree about timeouts, stubs or late penalties.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -88,6 +89,37 @@ def nbgrader_config(course: Course, course_dir: str | Path, db_url: str | None =
     c.HTMLExporter.extra_template_paths = [str(Path(__file__).resolve().parents[1] / "templates" / "formgrader")]
     c.HTMLExporter.template_file = "formgrade_page.html.j2"
     return c
+
+
+class GradingRefused(SystemExit):
+    """Stock ``nbgrader autograde`` stopped before it recorded anything (the message says why). A
+    ``SystemExit``: nbgrader's pre-convert hook logs and swallows any ``Exception``, and the CLI prints this
+    message and exits 1 (formgrader's API reports it as the run's error)."""
+
+
+def stock_config(course: Course, course_dir: str | Path) -> Config:
+    """What the course's own ``nbgrader_config.py`` adds for stock nbgrader commands, beyond :func:`nbgrader_config`.
+
+    With ``variants`` in ``course.yml``: stock ``nbgrader autograde`` reads the course secret before each
+    submission, ahead of anything it writes (nbgrader's ``pre_convert_hook`` runs before the submission
+    enters the gradebook); without it, the run stops (:class:`GradingRefused`) naming the setting, so that
+    no student is recorded on numbers the kernel could not derive. The grading workers never get this:
+    they run nbgrader without the secret, on numbers the coordinator derived.
+    """
+    c = Config()
+    if course.variants is not None:
+        c.Autograde.pre_convert_hook = functools.partial(require_secret, course, Path(course_dir).resolve())
+    return c
+
+
+def require_secret(course: Course, course_dir: Path, **_) -> None:
+    """nbgrader's pre-convert hook (:func:`stock_config`): raise :class:`GradingRefused` without the secret."""
+    from ..variants import SecretMissing, course_secret
+
+    try:
+        course_secret(course, course_dir)
+    except SecretMissing as exc:
+        raise GradingRefused(f"refusing to grade, nothing recorded: {exc}") from None
 
 
 def ensure_exchange(course: Course, course_dir: str | Path) -> Path:

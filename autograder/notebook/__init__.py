@@ -123,12 +123,14 @@ class Grader:
         _render.validate(check.task, verdicts, misconception_titles(self.assignment))
 
 
-def own_items(item_ids, cwd: str | Path | None = None, environ=None) -> tuple[dict, str]:
+def own_items(item_ids, cwd: str | Path | None = None, environ=None, started: tuple | None = None) -> tuple[dict, str]:
     """``({item id: item}, whose)``: the numbers of whoever runs the whole package here.
 
-    The course is the nearest ``course.yml`` at or above ``cwd``. Without one, or without its
-    ``variants`` section, the lesson's (the same for everyone); otherwise the student's
-    (:func:`.numbers.student_id`), derived with the course secret (:func:`autograder.variants.course_secret`:
+    Under stock ``nbgrader autograde`` (:func:`.numbers.autograded_submission`, ``started`` as its argument)
+    the course and the student are the folder's, ``<course>/autograded/<student>/<assignment>``. Otherwise
+    the course is the nearest ``course.yml`` at or above ``cwd`` and the student is :func:`.numbers.student_id`.
+    Without a course, or without its ``variants`` section, the lesson's numbers (the same for everyone);
+    otherwise the student's, derived with the course secret (:func:`autograder.variants.course_secret`:
     self-study's public one, and the message says so).
     """
     from ..checks.items import LESSON
@@ -139,13 +141,21 @@ def own_items(item_ids, cwd: str | Path | None = None, environ=None) -> tuple[di
     if unknown:
         raise _numbers.NumbersMissing(f"{', '.join(map(repr, unknown))} is not a per-student item "
                                       f"(items: {', '.join(LESSON)})")
-    here = Path.cwd() if cwd is None else Path(cwd)
-    course_dir = next((d for d in (here, *here.parents) if (d / COURSE_FILE).is_file()), None)
+    graded = _numbers.autograded_submission(item_ids, started)
+    if graded is not None:
+        course_dir, sid = graded
+        source = "the folder nbgrader autograde grades"
+        if not (course_dir / COURSE_FILE).is_file():
+            course_dir = None
+    else:
+        here = Path.cwd() if cwd is None else Path(cwd)
+        course_dir = next((d for d in (here, *here.parents) if (d / COURSE_FILE).is_file()), None)
     course = load_course(course_dir) if course_dir is not None else None
     if course is None or course.variants is None:
         return {i: LESSON[i] for i in item_ids}, "the lesson's numbers (the same for everyone)"
     secret = course_secret(course, course_dir, environ)
-    sid, source = _numbers.student_id(environ, here)
+    if graded is None:
+        sid, source = _numbers.student_id(environ, here)
     return (student_items(secret.key, course.course_id, sid, item_ids),
             f"your own numbers (student {sid}, from {source}; derived with {secret.source})")
 

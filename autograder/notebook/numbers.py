@@ -12,7 +12,8 @@ depends on who runs it, decided by the code that runs it, never by the notebook:
   an id the kit has no numbers for is an error that says so, never the lesson's numbers;
 * **the whole package** (self-study, the instructor, the catalogue): :mod:`autograder.variants`
   derives them (the public secret in self-study, and it says so), or the lesson's numbers when the
-  course has no ``variants`` section.
+  course has no ``variants`` section; under stock ``nbgrader autograde`` (the instructor's kernel), for
+  the student whose folder nbgrader grades (:func:`autograded_submission`), never by any other id.
 
 An entry is plain data, ``{"values": {"query": [...], "keys": [[...], ...]}, "text": "..."}``
 (:func:`entry`), so this module ships in the kit without ``checks/items.py``, which computes answers.
@@ -35,22 +36,35 @@ GRADED_FILE = "graded.json"
 KIT_FILE = "numbers.json"
 
 
+#: Where stock ``nbgrader autograde`` starts a submission's kernel (measured with nbgrader 0.9.6): in the folder
+#: ``<course>/autograded/<student>/<assignment>`` (``CourseDirectory.directory_structure``'s default), with
+#: ``NBGRADER_EXECUTION=autograde`` in its environment.
+AUTOGRADED = "autograded"
+#: The working directory and nbgrader step of this process when this module was first imported: in a notebook,
+#: by its given cell, before the answer cells run (one of them could change directory).
+STARTED = (Path.cwd(), os.environ.get("NBGRADER_EXECUTION"))
+
+
 class NumbersMissing(LookupError):
     """The notebook asks for numbers that this installation does not hold for this student (the message says why)."""
 
 
 def entry(item) -> dict:
-    """An item (a dataclass of ``checks/items.py``) as plain data: its fields as lists, and how it reads."""
-    values = {f.name: np.asarray(getattr(item, f.name), dtype=float).tolist() for f in dataclasses.fields(item)}
+    """An item (a dataclass of ``checks/items.py``) as plain data: its shown fields (lists, numbers, strings; a
+    field with ``metadata={"shown": False}`` is left out), and how it reads."""
+    values = {f.name: np.asarray(getattr(item, f.name)).tolist() for f in dataclasses.fields(item)
+              if f.metadata.get("shown", True)}
     return {"values": values, "text": item.describe()}
 
 
-def arrays(item_entry: dict) -> tuple[np.ndarray, ...]:
-    """The fields of an :func:`entry` as float arrays, in order (``STOP_Q, STOP_K``)."""
-    return tuple(np.array(v, dtype=float) for v in item_entry["values"].values())
+def arrays(item_entry: dict):
+    """The fields of an :func:`entry`, in order (``STOP_Q, STOP_K``): a list as an array, a number or a string as
+    it is; an item of one field gives that field alone (``CONCEPT_ORDER``)."""
+    fields = tuple(np.array(v) if isinstance(v, list) else v for v in item_entry["values"].values())
+    return fields[0] if len(fields) == 1 else fields
 
 
-def show(item_id: str, item_entry: dict, whose: str) -> tuple[np.ndarray, ...]:
+def show(item_id: str, item_entry: dict, whose: str):
     """Print the item as the student reads it, saying whose numbers these are; return :func:`arrays`."""
     print(f"{item_id}: {whose}\n  {item_entry['text']}")
     return arrays(item_entry)
@@ -71,6 +85,31 @@ def student_id(environ=None, cwd: str | Path | None = None) -> tuple[str, str]:
     if found:
         return found
     return getpass.getuser(), "the login (getpass.getuser())"
+
+
+def autograded_submission(item_ids, started: tuple | None = None) -> tuple[Path, str] | None:
+    """``(course directory, student id)`` of the submission that stock ``nbgrader autograde`` grades in this
+    process, read from the folder nbgrader started it in (:data:`STARTED`); None when it is not that.
+
+    Only the folder decides: no environment variable, configuration or ``course.yml`` inside the submission
+    (a submission's extra files are copied beside the notebook) chooses the id or the course.
+
+    Raises
+    ------
+    NumbersMissing
+        Under ``nbgrader autograde`` in a folder that is not ``<course>/autograded/<student>/<assignment>``
+        of the items' assignment: the numbers of nobody in particular would be graded.
+    """
+    cwd, step = STARTED if started is None else started
+    if step != "autograde":
+        return None
+    cwd = Path(cwd)
+    assignments = {str(i).split("/")[0] for i in item_ids}
+    if len(cwd.parts) < 4 or cwd.parent.parent.name != AUTOGRADED or assignments != {cwd.name}:
+        raise NumbersMissing(f"nbgrader autograde runs this notebook in {cwd}, not in <course>/{AUTOGRADED}/<student>/"
+                             f"{'|'.join(sorted(assignments))}: whose numbers to grade cannot be told, so none are "
+                             f"given (grade with `autograder grade`)")
+    return cwd.parents[2], cwd.parent.name
 
 
 def _config_dirs(cwd: Path) -> list[Path]:
@@ -110,7 +149,7 @@ def _nbgrader_student_id(cwd: Path) -> tuple[str, str] | None:
     return None
 
 
-def graded_numbers(directory: Path, item_id: str) -> tuple[np.ndarray, ...] | None:
+def graded_numbers(directory: Path, item_id: str):
     """The graded submission's numbers from ``directory/graded.json`` (the grading job's), or None without it."""
     path = Path(directory) / GRADED_FILE
     if not path.is_file():
@@ -122,7 +161,7 @@ def graded_numbers(directory: Path, item_id: str) -> tuple[np.ndarray, ...] | No
     return show(item_id, data["items"][item_id], f"the numbers of student {data['student']} (graded)")
 
 
-def kit_numbers(directory: Path, item_id: str, environ=None) -> tuple[np.ndarray, ...]:
+def kit_numbers(directory: Path, item_id: str, environ=None):
     """The student kit's numbers of ``item_id`` for this student (:func:`student_id`), from ``directory/numbers.json``.
 
     Raises

@@ -12,8 +12,9 @@ submissions of that assignment:
   score does not vary;
 * the misconceptions its failures were diagnosed as, most frequent first;
 * ``own_numbers``: the check judges a per-student item (issue 22, ``Check.item``), so "passing"
-  counts the students who got *their own* numbers right (each verdict is judged on the numbers of
-  the student's folder), never agreement with one shared answer.
+  counts the students who got *their own* item right (each verdict is judged on the numbers, table or
+  option order of the student's folder), never agreement with one shared answer: the report shows it
+  as a count, ``passed`` of ``submissions`` right on their own.
 
 :func:`look_at` lists the checks with ``r`` below :data:`LOOK_AT` first, the way an instructor
 should read them. ``results.json`` carries the rows (``item_analysis``), and the class report
@@ -44,6 +45,7 @@ class ItemRow:
     discrimination: float | None
     misconceptions: list[tuple[str, int]] = field(default_factory=list)
     own_numbers: bool = False  # a per-student item's check: passing = right on one's own numbers
+    passed: int = 0  # how many submissions passed it (for an own_numbers check: right on their own item)
 
     def record(self) -> dict:
         """The row as results.json holds it."""
@@ -104,7 +106,7 @@ def item_analysis(submissions: list[dict]) -> list[ItemRow]:
             rows.append(ItemRow(
                 assignment, grade_id, first.get("task"), float(first.get("max_score") or 0), len(passed),
                 sum(passed) / len(passed) if passed else None, point_biserial(passed, rest), seen.most_common(),
-                grade_id in own))
+                grade_id in own, sum(passed)))
     return rows
 
 

@@ -66,6 +66,13 @@ def _tasks(summary: ClassSummary) -> list[str]:
     return out
 
 
+def passing(row) -> str:
+    """How many passed a check: a share, or for a per-student item's check the count right on their own item."""
+    if row.own_numbers:
+        return f"{row.passed} of {row.submissions} right on their own numbers"
+    return f"passing {row.difficulty:.0%}"
+
+
 def _look_at(summary: ClassSummary) -> list[str]:
     rows = look_at(summary.items)
     if not rows:
@@ -73,7 +80,7 @@ def _look_at(summary: ClassSummary) -> list[str]:
     out = [f"Checks to look at (discrimination below {LOOK_AT}: they do not separate strong from weak students)"]
     for r in rows:
         top_m = f"  {r.misconceptions[0][0]} ({r.misconceptions[0][1]})" if r.misconceptions else ""
-        out.append(f"  {r.assignment}  {r.grade_id}{' (own numbers)' if r.own_numbers else ''}  passing {r.difficulty:.0%}  discrimination {r.discrimination:+.2f}{top_m}")
+        out.append(f"  {r.assignment}  {r.grade_id}  {passing(r)}  discrimination {r.discrimination:+.2f}{top_m}")
     return out + [""]
 
 

@@ -73,7 +73,10 @@ def _stub_modules(assignment, numbers):
     grader from its folder's id: ``job.json``'s ``numbers``), bound now, before any student code runs.
     """
     np = _BOUND["numpy"]
-    shown = {item: tuple(np.array(v, dtype=float) for v in e["values"].values()) for item, e in numbers.items()}
+    # notebook/numbers.arrays' rule (that module is not importable here): a list an array, a number or a string
+    # as it is, a one-field item its field alone
+    shown = {item: [np.array(v) if isinstance(v, list) else v for v in e["values"].values()]
+             for item, e in numbers.items()}
     package = types.ModuleType("autograder")
     package.__path__ = []  # nothing else of the grader can be imported
     hidden = types.ModuleType("autograder.hidden")
@@ -98,7 +101,8 @@ def _stub_modules(assignment, numbers):
         def numbers(self, item):
             if item not in shown:
                 raise LookupError(f"{item!r} is not a per-student item of this assignment")
-            return tuple(a.copy() for a in shown[item])
+            fields = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in shown[item])
+            return fields[0] if len(fields) == 1 else fields
 
     notebook = types.ModuleType("autograder.notebook")
     notebook.Grader = Grader

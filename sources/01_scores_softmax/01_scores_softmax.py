@@ -435,34 +435,25 @@ except NotImplementedError:
 # The visible check says only whether the answer has the expected form; the letters are checked when your notebook
 # is graded.
 #
-# **Question 1.** An LSTM or GRU reads a sentence one word at a time. Which of its limits does attention remove?
+# The cell after the questions prints their options, lettered in an order of your own (each student's differs):
+# answer with the letters it prints.
 #
-# * a) Its gates stop gradients from flowing, so it cannot learn from long sentences at all.
-# * b) Everything it has read must be compressed into one fixed-size hidden state, updated one step at a time;
-#   attention lets each output position read every input position directly.
-# * c) It has no learned parameters with which to compare two words.
-# * d) It cannot read a sequence longer than the width of its hidden state.
+# **Question 1.** An LSTM or GRU reads a sentence one word at a time. Which of its limits does attention remove?
 #
 # **Question 2.** Why does attention average the values with softmax weights instead of reading only the
 # best-matching item (argmax)?
 #
-# * a) argmax is too slow to compute on long sequences.
-# * b) softmax always gives the best item the largest weight; argmax does not.
-# * c) a small change of a score leaves the argmax choice unchanged or makes it jump, so no usable gradient reaches
-#   the learned maps; softmax weights change smoothly with every score.
-# * d) argmax cannot handle negative scores.
-#
 # **Question 3.** Which comparison does scaled dot-product attention make between a query and a key?
-#
-# * a) a more sophisticated similarity measure than the dot product, designed for attention.
-# * b) the cosine of the angle between them (their lengths divided out).
-# * c) the distance between them: the closer the two vectors, the higher the weight.
-# * d) the plain dot product, divided by $\sqrt{d_k}$, before the softmax turns the scores into weights.
+
+# %% nbgrader={"grade": false, "grade_id": "concepts_numbers", "locked": true, "schema_version": 3, "solution": false, "task": false} cell_id="concepts-numbers-01"
+# The options of each question above, lettered in your own order: answer with these letters
+CONCEPT_ORDER = grader.numbers("01_scores_softmax/concepts")
 
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_01", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-01"
 # CONCEPTS_01 = ("?", "?", "?")  (one letter per question, in order)
 ### BEGIN SOLUTION
-CONCEPTS_01 = ("b", "c", "d")
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
+CONCEPTS_01 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "bcd"))
 ### END SOLUTION
 
 # %% cell_id="check-CONCEPTS-01"

@@ -569,18 +569,20 @@ check("STOP_AND_TRY_REASON_value", globals())
 # Answer with one letter, as a tuple of one string: `CONCEPTS_02 = ("a",)`. The letter is checked when your
 # notebook is graded.
 #
-# **Question 1.** Dividing the scores by $\sqrt{d_k}$ gives them unit variance …
+# The cell after the questions prints their options, lettered in an order of your own (each student's differs):
+# answer with the letters it prints.
 #
-# * a) when the entries of queries and keys are independent with mean 0 and variance 1, as at initialisation;
-#   trained maps can still produce large scores and saturate the softmax with the divisor in place.
-# * b) at every step of training, whatever values the learned weights take.
-# * c) only when $d_k$ is a power of two.
-# * d) only at the positions that a mask hides.
+# **Question 1.** Dividing the scores by $\sqrt{d_k}$ gives them unit variance …
+
+# %% nbgrader={"grade": false, "grade_id": "concepts_numbers", "locked": true, "schema_version": 3, "solution": false, "task": false} cell_id="concepts-numbers-02"
+# The options of each question above, lettered in your own order: answer with these letters
+CONCEPT_ORDER = grader.numbers("02_scaling/concepts")
 
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_02", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-02"
 # CONCEPTS_02 = ("?",)  (one letter)
 ### BEGIN SOLUTION
-CONCEPTS_02 = ("a",)
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
+CONCEPTS_02 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "a"))
 ### END SOLUTION
 
 # %% cell_id="check-CONCEPTS-02"

@@ -547,34 +547,24 @@ except NotImplementedError:
 # Answer with one letter per question, in order, as a tuple of strings: `CONCEPTS_04 = ("a", "b", "c")`. The letters are
 # checked when your notebook is graded.
 #
-# **Question 1.** After training, query $i$'s largest score is with key $j$. What does that tell you?
+# The cell after the questions prints their options, lettered in an order of your own (each student's differs):
+# answer with the letters it prints.
 #
-# * a) The two input vectors $x_i$ and $x_j$ point in nearly the same direction.
-# * b) Word $j$ is the most important word of the sentence, for any purpose.
-# * c) Key $j$ carried that meaning before training, as a library label does.
-# * d) $q_i$ and $k_j$ are aligned in the space the learned maps produce, and training shaped that space so that
-#   alignment there tracks what is relevant for the task.
+# **Question 1.** After training, query $i$'s largest score is with key $j$. What does that tell you?
 #
 # **Question 2.** How do the key and the value of one position differ?
 #
-# * a) They are the same vector, used twice.
-# * b) They come from two separate learned maps of the same input: the key is shaped to be matched against queries,
-#   the value to be passed on, and the two can carry different information.
-# * c) They must have the same width.
-# * d) The value is the key divided by $\sqrt{d_k}$.
-#
 # **Question 3.** Why does a layer run several heads rather than one head of full width?
-#
-# * a) Relevance is not one relation: each head has its own maps and can learn a different relation (which word a
-#   pronoun refers to, which word comes next, …), at about the cost of one full-width head.
-# * b) Each head reads its own part of the sentence, so that the work is shared out.
-# * c) More heads multiply the parameters, which makes the model larger.
-# * d) Each head needs a different divisor.
+
+# %% nbgrader={"grade": false, "grade_id": "concepts_numbers", "locked": true, "schema_version": 3, "solution": false, "task": false} cell_id="concepts-numbers-04"
+# The options of each question above, lettered in your own order: answer with these letters
+CONCEPT_ORDER = grader.numbers("04_heads/concepts")
 
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_04", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-04"
 # CONCEPTS_04 = ("?", "?", "?")  (one letter per question, in order)
 ### BEGIN SOLUTION
-CONCEPTS_04 = ("d", "b", "a")
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
+CONCEPTS_04 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "dba"))
 ### END SOLUTION
 
 # %% cell_id="check-CONCEPTS-04"

@@ -289,19 +289,21 @@ except NotImplementedError:
 # Answer with one letter, as a tuple of one string: `CONCEPTS_05 = ("a",)`. The letter is checked when your
 # notebook is graded.
 #
+# The cell after the questions prints their options, lettered in an order of your own (each student's differs):
+# answer with the letters it prints.
+#
 # **Question 1.** In a trained translation model, one output position puts weight 0.7 on one input word. What does
 # that say?
-#
-# * a) That input word matters more than the others for getting the translation right, in general.
-# * b) Its key matched this query best under the maps learned for this task: a learned, task-specific relevance,
-#   not importance in general.
-# * c) The other input words were masked.
-# * d) The value vector of that word is 0.7 times as long as the others.
+
+# %% nbgrader={"grade": false, "grade_id": "concepts_numbers", "locked": true, "schema_version": 3, "solution": false, "task": false} cell_id="concepts-numbers-05"
+# The options of each question above, lettered in your own order: answer with these letters
+CONCEPT_ORDER = grader.numbers("05_cross_attention/concepts")
 
 # %% nbgrader={"grade": false, "grade_id": "CONCEPTS_05", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-CONCEPTS-05"
 # CONCEPTS_05 = ("?",)  (one letter)
 ### BEGIN SOLUTION
-CONCEPTS_05 = ("b",)
+# the letter you see each right option under (CONCEPT_ORDER[i]: the lesson's letters in the order you see them)
+CONCEPTS_05 = tuple("abcd"[shown.index(right)] for shown, right in zip(CONCEPT_ORDER, "b"))
 ### END SOLUTION
 
 # %% cell_id="check-CONCEPTS-05"

@@ -48,14 +48,21 @@ grader = Grader("06_long_sequences", globals())
 # sequence of length $n$ that is $n^2$ numbers per head: doubling the sequence quadruples the table, while the
 # $4\,d_{model}^2$ parameters of the layer stay where they are.
 #
-# **Task.** A layer with 8 heads reads a sequence of $n = 4096$ positions (queries and keys) in float32
-# (4 bytes per number). How many **bytes** does its table of weights take, for one sequence? Store the number
-# (an `int`) in `TABLE_BYTES`.
+# **An example.** A layer with 8 heads reading a sequence of $n = 4096$ positions in float32 (4 bytes per number)
+# holds $8 \times 4096 \times 4096$ weights, 4 bytes each: 536,870,912 bytes, about 537 MB, for one sequence.
+#
+# **Task.** Your own layer, printed by the cell below, has 8 heads too, but its own sequence length `TABLE_N` and
+# dtype `TABLE_DTYPE` (each student's differ). How many **bytes** does its table of weights take, for one
+# sequence? Store the number (an `int`) in `TABLE_BYTES`.
+
+# %% nbgrader={"grade": false, "grade_id": "table_numbers", "locked": true, "schema_version": 3, "solution": false, "task": false} cell_id="md-02b-table-numbers"
+# Your own sequence length TABLE_N and dtype TABLE_DTYPE (8 heads): the numbers your answer is graded on
+TABLE_N, TABLE_DTYPE = grader.numbers("06_long_sequences/table")
 
 # %% nbgrader={"grade": false, "grade_id": "TABLE_BYTES", "locked": false, "schema_version": 3, "solution": true, "task": false} tags=["raises-exception"] cell_id="sol-TABLE-BYTES"
-# TABLE_BYTES = ...  (bytes of the weights of 8 heads, n_q = n_k = 4096, float32)
+# TABLE_BYTES = ...  (bytes of the weights of 8 heads, n_q = n_k = TABLE_N, in TABLE_DTYPE)
 ### BEGIN SOLUTION
-TABLE_BYTES = 8 * 4096 * 4096 * 4  # heads x n_q x n_k weights, 4 bytes each: 536,870,912 bytes, about 537 MB
+TABLE_BYTES = 8 * TABLE_N * TABLE_N * np.dtype(TABLE_DTYPE).itemsize  # heads x n_q x n_k weights
 ### END SOLUTION
 
 # %% cell_id="code-03"
@@ -76,25 +83,26 @@ check("TABLE_BYTES_value", globals())
 # %% [markdown] cell_id="md-04"
 # That is the table of one layer for one sequence, before the scores, the exponentials and the
 # temporaries a plain numpy implementation makes along the way. On the course machines the peak extra memory of
-# a plain numpy attention over 8 heads at $n = 4096$ was measured at 2.2 GB (0.56 GB for an in-place version),
-# against 26 MB for a blockwise version with $512 \times 512$ tiles. The plot shows how the table grows with $n$
-# next to the (linear) memory of one block of 512 keys per query.
+# a plain numpy attention over 8 heads at $n = 4096$ in float32 was measured at 2.2 GB (0.56 GB for an in-place
+# version), against 26 MB for a blockwise version with $512 \times 512$ tiles. The plot shows how the table of your
+# dtype grows with $n$ next to the (linear) memory of one block of 512 keys per query.
 
 # %% cell_id="code-05"
 n = 2 ** np.arange(8, 16)
-table = 8 * n.astype(float) ** 2 * 4          # bytes: heads x n x n x 4
-block = 8 * n.astype(float) * 512 * 4         # bytes: heads x n x 512 x 4 (one block of keys at a time)
+itemsize = np.dtype(TABLE_DTYPE).itemsize
+table = 8 * n.astype(float) ** 2 * itemsize          # bytes: heads x n x n x itemsize
+block = 8 * n.astype(float) * 512 * itemsize         # bytes: heads x n x 512 x itemsize (one block of keys at a time)
 fig, ax = plt.subplots(figsize=(6.5, 4))
 ax.loglog(n, table / 1e6, "o-", label="full table of weights ($n^2$)")
 ax.loglog(n, block / 1e6, "s--", label="one block of 512 keys ($n \\times 512$)")
 try:
-    ax.loglog([4096], [TABLE_BYTES / 1e6], "r*", markersize=14, label="your TABLE_BYTES")
+    ax.loglog([TABLE_N], [TABLE_BYTES / 1e6], "r*", markersize=14, label="your TABLE_BYTES")
 except (NameError, TypeError, ValueError):  # no answer yet, or not a number
     pass
 ax.set_xticks(n[::2], [str(v) for v in n[::2]])
 ax.minorticks_off()
 ax.set_xlabel("sequence length n")
-ax.set_ylabel("memory (MB), 8 heads, float32")
+ax.set_ylabel(f"memory (MB), 8 heads, {TABLE_DTYPE}")
 ax.set_title("The table of weights grows with the square of n")
 ax.legend()
 plt.show()
@@ -278,7 +286,8 @@ except NotImplementedError:
 # %% [markdown] cell_id="md-10"
 # ## Summary
 #
-# The table of weights is $n^2$ numbers per head: `TABLE_BYTES` for 8 heads at $n = 4096$ in float32.
+# The table of weights is $n^2$ numbers per head: about 537 MB for 8 heads at $n = 4096$ in float32, and
+# `TABLE_BYTES` at your own $n$ and dtype.
 # The online softmax keeps a running maximum, total and weighted sum per query, rescales them by
 # $e^{m - m'}$ when the maximum grows, and so computes exact attention one block of keys at a time.
 

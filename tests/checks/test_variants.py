@@ -174,3 +174,121 @@ def test_02_works_the_seeds_stop_and_try_example_in_the_prose_before_the_student
 
     assert f"\\approx {weights(math.sqrt(2))}$" in prose and f"\\approx {weights(1)}$" in prose  # 0.576 ..., 0.665 ...
     assert "own" in prose and not any("STOP_Q" in c.source for c in cells[:at])
+
+
+# ---------------------------------------------------------------- the order of the understanding questions' options
+CONCEPTS = {"01_scores_softmax": ("CONCEPTS_01", "bcd"), "02_scaling": ("CONCEPTS_02", "a"),
+            "04_heads": ("CONCEPTS_04", "dba"), "05_cross_attention": ("CONCEPTS_05", "b")}  # the lesson's answers
+
+
+def _letters_verdict(grade_id, letters, numbers):
+    calls = list(CHECKS[grade_id].make_calls(np.random.default_rng(0)))  # the call carries the number of questions
+    return judge_with_numbers(CHECKS[grade_id], calls, [Outcome(value=letters)], numbers)
+
+
+def _shown_letters(printed: str, texts) -> tuple[str, ...]:
+    """The letters under which ``texts`` (one per question) are printed to the student, read off the printed options."""
+    questions = printed.split("Question ")[1:]
+    letters = []
+    for block, text in zip(questions, texts, strict=True):
+        found = [line.strip()[0] for line in block.splitlines()[1:] if line.strip()[3:] == text]
+        assert len(found) == 1, (text, block)
+        letters.append(found[0])
+    return tuple(letters)
+
+
+@pytest.mark.parametrize("assignment", CONCEPTS)
+def test_each_student_sees_the_options_in_an_order_of_their_own_and_is_graded_through_it(assignment):
+    from autograder.checks.concepts import item_of, questions
+
+    task, right = CONCEPTS[assignment]
+    item = item_of(assignment)
+    rights = [q.options["abcd".index(r)] for q, r in zip(questions(assignment), right, strict=True)]
+    everyone = class_numbers(SECRET, COURSE, assignment, IDS)
+    orders, shown_right = set(), []
+    for sid in IDS:
+        mine = everyone[sid][item]
+        orders.add(mine.order)
+        assert all(sorted(o) == list("abcd") for o in mine.order) and mine.order != ("abcd",) * len(right), mine
+        printed = mine.describe()
+        letters = _shown_letters(printed, rights)
+        shown_right.append(letters)
+        numbers = StudentNumbers(sid, everyone[sid], everyone)
+        verdict, flags = _letters_verdict(f"{task}_value", letters, numbers)
+        assert verdict.passed and not flags, (sid, verdict.message)
+        if letters != tuple(right):  # the lesson's letters are no answer for this student
+            verdict, _ = _letters_verdict(f"{task}_value", tuple(right), numbers)
+            assert not verdict.passed and verdict.misconception.startswith(f"{task}."), verdict
+            for letter in "abcd":  # the message names no letter, so it cannot point at the right one
+                assert f"{letter})" not in verdict.message and f"'{letter}'" not in verdict.message \
+                       and f'"{letter}"' not in verdict.message, verdict.message
+    # any letter can be the right one: the right option of question 1 is shown under each letter to many students
+    assert {letters[0] for letters in shown_right} == set("abcd")
+    assert min(sum(letters[0] == x for letters in shown_right) for x in "abcd") > 40
+    assert len(orders) > (20 if len(right) == 1 else 250)  # 23 orders of one question other than the lesson's
+
+
+def test_a_wrong_option_seen_under_ones_own_letter_is_named_by_what_it_says():
+    """A student who picks the option 'at every step of training' (02's divisor_always) is told that misconception,
+    whatever letter it was shown under."""
+    from autograder.checks.concepts import item_of, questions
+
+    item = item_of("02_scaling")
+    always = questions("02_scaling")[0].options[1]  # the lesson's b
+    everyone = class_numbers(SECRET, COURSE, "02_scaling", IDS[:40])
+    for sid in IDS[:40]:
+        letter = _shown_letters(everyone[sid][item].describe(), [always])
+        verdict, _ = _letters_verdict("CONCEPTS_02_value", letter, StudentNumbers(sid, everyone[sid], everyone))
+        assert verdict.misconception == "CONCEPTS_02.divisor_always", (sid, letter, verdict)
+
+
+# ---------------------------------------------------------------- 06's table: another n and another dtype per student
+def _table_bytes(table, per_number=None):
+    """8 heads x n x n numbers, each ``np.dtype(dtype).itemsize`` bytes (or ``per_number``)."""
+    return 8 * table.n * table.n * (np.dtype(table.dtype).itemsize if per_number is None else per_number)
+
+
+@pytest.fixture(scope="module")
+def tables():
+    everyone = class_numbers(SECRET, COURSE, "06_long_sequences", IDS)
+    return {sid: StudentNumbers(sid, everyone[sid], everyone) for sid in IDS}
+
+
+def test_each_student_gets_their_own_table_and_is_graded_on_it(tables):
+    from autograder.checks.items import TABLE_ITEM
+
+    drawn = {sid: numbers.items[TABLE_ITEM] for sid, numbers in tables.items()}
+    assert all(t.n % 512 == 0 and 1024 <= t.n <= 16384 for t in drawn.values())
+    assert {t.dtype for t in drawn.values()} == {"float16", "float32", "float64"}
+    assert len({t.n for t in drawn.values()}) > 25 and len(set(drawn.values())) > 80  # 31 lengths x 3 dtypes
+    assert (4096, "float32") not in {(t.n, t.dtype) for t in drawn.values()}  # the lesson's (the prose works it)
+    for sid, table in drawn.items():
+        right = _table_bytes(table)
+        verdict, flags = _verdict("TABLE_BYTES_value", right, tables[sid])
+        assert verdict.passed and not flags, (sid, table, verdict.message)
+        assert right != 8 * 4096 * 4096 * 4  # the prose's 536,870,912 bytes is no student's answer
+        for answer, named in [(right // 8, "TABLE_BYTES.one_head"), (8 * table.n * np.dtype(table.dtype).itemsize,
+                              "TABLE_BYTES.linear_in_n"), (right * 8, "TABLE_BYTES.bits"),
+                              (right / 2**20, "TABLE_BYTES.megabytes"), (right / 1e6, "TABLE_BYTES.megabytes")]:
+            verdict, flags = _verdict("TABLE_BYTES_value", answer, tables[sid])
+            assert verdict.misconception == named and not flags, (sid, table, answer, verdict)
+        verdict, _ = _verdict("TABLE_BYTES_value", _table_bytes(table, 8), tables[sid])
+        assert verdict.passed == (table.dtype == "float64")
+        if table.dtype != "float64":
+            assert verdict.misconception == "TABLE_BYTES.float64" and table.dtype in verdict.message, verdict
+
+
+def test_a_classmates_table_bytes_score_0_with_a_flag_naming_them(tables):
+    from autograder.checks.items import TABLE_ITEM
+
+    flagged = 0
+    for thief, victim in zip(IDS[:40], IDS[40:80]):
+        mine, theirs = tables[thief].items[TABLE_ITEM], _table_bytes(tables[victim].items[TABLE_ITEM])
+        right = _table_bytes(mine)
+        if theirs in (right, right // 8, right * 8, _table_bytes(mine, 8), 8 * mine.n * np.dtype(mine.dtype).itemsize):
+            continue  # right on the thief's own table too, or what a named mistake on it gives (the kinder reading)
+        verdict, flags = _verdict("TABLE_BYTES_value", theirs, tables[thief])
+        assert not verdict.passed and verdict.misconception == "variants.others_numbers", (thief, victim, verdict)
+        assert victim in flags[0]["evidence"] and victim not in verdict.message + flags[0]["advice"]
+        flagged += 1
+    assert flagged >= 30

@@ -110,9 +110,10 @@ class Course:
         nb.cells = [c for c in nb.cells if c.cell_type == "code" and nbgrader_meta(c)]
         return nb
 
-    def grade(self, nb, assignment: str, seed: int = TEST_SEED, *, fast: bool = False) -> list[Verdict]:
-        """In-process verdicts of every check; ``fast`` skips the plain cells (see ``answers_only``)."""
-        return grade_notebook(self.answers_only(nb) if fast else nb, assignment, seed=seed)
+    def grade(self, nb, assignment: str, seed: int = TEST_SEED, *, fast: bool = False, items=None) -> list[Verdict]:
+        """In-process verdicts of every check; ``fast`` skips the plain cells (see ``answers_only``); ``items``: a
+        student's per-student items (the lesson's without them)."""
+        return grade_notebook(self.answers_only(nb) if fast else nb, assignment, seed=seed, items=items)
 
     def failed(self, nb, assignment: str, seed: int = TEST_SEED, *, fast: bool = True) -> dict[str, Verdict]:
         return {v.grade_id: v for v in self.grade(nb, assignment, seed, fast=fast) if not v.passed}
@@ -161,9 +162,11 @@ class Result:
                 if g not in self.needs_manual and (s or 0.0) < m}
 
 
-def _nbgrader(root: Path, *args: str, seed: int = TEST_SEED, timeout: int = 600) -> subprocess.CompletedProcess:
+def _nbgrader(root: Path, *args: str, seed: int = TEST_SEED, timeout: int = 600,
+              env: dict | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, AUTOGRADER_SEED=str(seed), MPLBACKEND="Agg", PYTHONWARNINGS="ignore",
-               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))  # nbgrader runs `alembic`
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),  # nbgrader runs `alembic`
+               **(env or {}))
     cmd = [sys.executable, "-m", "nbgrader", *args,
            f"--CourseDirectory.root={root}", "--CourseDirectory.course_id=course-tests",
            f"--CourseDirectory.db_url=sqlite:///{root / 'gradebook.db'}",
@@ -193,6 +196,17 @@ class NbgraderCourse:
         self.generate_log = _nbgrader(root, "generate_assignment", assignment, "--force")
         self._results: dict[str, Result] = {}
         self._runs = 0
+        self.env: dict[str, str] = {}
+
+    def with_variants(self, secret_env: str, secret: str) -> None:
+        """From now on, grade with the course's per-student items (issue 22): the repository's ``course.yml``
+        with a ``variants`` section in the course root, and the secret in nbgrader's environment, which its
+        kernels inherit (they derive each student's items from the folder nbgrader grades)."""
+        from autograder import variants
+
+        (self.root / "course.yml").write_text((ROOT / "course.yml").read_text() + (
+            f"variants:\n  secret_env: {secret_env}\n  fingerprint: {variants.fingerprint(secret.encode())}\n"))
+        self.env = {secret_env: secret}
 
     @property
     def release_path(self) -> Path:
@@ -210,7 +224,7 @@ class NbgraderCourse:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 nbformat.write(nb, str(path))
             self._runs += 1
-            _nbgrader(self.root, "autograde", self.assignment, "--create", seed=seed)  # skips graded students
+            _nbgrader(self.root, "autograde", self.assignment, "--create", seed=seed, env=self.env)  # skips graded students
             for student in new:
                 self._results[student] = self._read(student)
         return {s: self._results[s] for s in subs}

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import submissions
+from autograder import submissions, variants
 from autograder.catalogue import all_variants
 from autograder.checks import CHECKS, checks_for_assignment
+from autograder.checks.items import LESSON
 from autograder.config import load_course
 
 pytestmark = pytest.mark.slow
@@ -58,6 +59,19 @@ def _subset(assignment: str) -> list[str]:
 
 
 CASES = [(a, name) for a in ASSIGNMENTS for name in _subset(a)]
+
+#: 02's run grades with per-student items (issue 22): stock nbgrader's kernels derive each student's own
+#: Stop-and-try numbers and option order from the folder they grade, as `autograder grade` does, and the
+#: in-process grader judges each student on theirs (no extra kernel: the same run as before).
+OWN_NUMBERS = "02_scaling"
+SECRET_ENV, SECRET = "AUTOGRADER_TEST_NBGRADER_SECRET", "the stock nbgrader test's secret, 0123456789abcdef"
+
+
+def _items(assignment: str, student: str):
+    """The items ``student`` is judged on: their own in :data:`OWN_NUMBERS`, the lesson's elsewhere (None)."""
+    if assignment != OWN_NUMBERS:
+        return None
+    return variants.student_items(SECRET.encode(), load_course(ROOT).course_id, student, variants.items_of(assignment))
 
 
 def _students(assignment: str) -> dict[str, list[str]]:
@@ -101,6 +115,8 @@ def graded(course, nbgrader_course):
         subs = {"solution": course.solved(assignment), "blank": course.release(assignment)}
         subs.update({s: _mixed(course, assignment, names) for s, names in _students(assignment).items()})
         nbc = nbgrader_course(assignment)
+        if assignment == OWN_NUMBERS:
+            nbc.with_variants(SECRET_ENV, SECRET)
         return nbc, nbc.autograde(subs)
 
     futures = {}
@@ -133,6 +149,11 @@ def test_solution_scores_full_marks(course, graded, assignment):
     plots = sum("plt.show()" in c.source for c, _ in outputs)
     images = sum("image/png" in o.get("data", {}) for _, outs in outputs for o in outs)
     assert images >= plots, "a plot of the solved notebook did not appear"
+    if assignment == OWN_NUMBERS:  # the kernel showed, and its hidden tests judged, this student's own items
+        printed = "".join(o.get("text", "") for c, outs in outputs if "grader.numbers(" in c.source for o in outs)
+        own = _items(assignment, "solution")
+        assert all(own[i] != LESSON[i] and own[i].describe() in printed for i in own), printed
+        assert printed.count("student solution, from the folder nbgrader autograde grades") == len(own), printed
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -163,7 +184,8 @@ def test_catalogue_subset_grades_as_in_process(course, graded, assignment, name)
     # Same seed as the run. The given and answer cells only, as the grader's verification runs them (the
     # plain cells, 07's 11 s experiment among them, read what the answers define and assign no graded name):
     # a plain cell that changed a verdict would show here as a disagreement with the full nbgrader run.
-    verdicts = course.grade(_mixed(course, assignment, _students(assignment)[student]), assignment, fast=True)
+    verdicts = course.grade(_mixed(course, assignment, _students(assignment)[student]), assignment, fast=True,
+                            items=_items(assignment, student))
     failing = {v.grade_id: v for v in verdicts if not v.passed}
     assert set(result.lost()) == set(failing), "nbgrader and the in-process grader disagree"
     assert not result.stderr_cells

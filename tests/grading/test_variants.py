@@ -192,14 +192,51 @@ def test_the_job_shows_the_kernel_and_the_runner_the_numbers_of_the_submissions_
     numbers = variants.class_numbers(secret, "c", "02_scaling", ["alice", "eve"])
     bundle = SimpleNamespace(assignment_id="02_scaling", numbers=numbers)
     eve = graded_numbers(bundle, SimpleNamespace(student_id="eve"))
-    assert eve == {"student": "eve", "items": {ITEM: entry(numbers["eve"][ITEM])}}
+    both = (ITEM, "02_scaling/concepts")  # the Stop-and-try numbers and the understanding question's option order
+    assert eve == {"student": "eve", "items": {i: entry(numbers["eve"][i]) for i in both}}
     assert numbers["eve"][ITEM] != numbers["alice"][ITEM] and eve["items"][ITEM]["values"]["query"] == \
         list(variants.student_items(secret, "c", "eve", [ITEM])[ITEM].query)
     plain = graded_numbers(SimpleNamespace(assignment_id="02_scaling", numbers={}), SimpleNamespace(student_id="eve"))
-    assert plain["items"] == {ITEM: entry(LESSON[ITEM])}
+    assert plain["items"] == {i: entry(LESSON[i]) for i in both}
     with pytest.raises(GraderFault):
         graded_numbers(bundle, SimpleNamespace(student_id="mallory"))
     from autograder.checks.numbers import StudentNumbers
     checks = checks_for_assignment("02_scaling")
     assert shown_numbers(checks, StudentNumbers("eve", numbers["eve"], numbers)) == eve["items"]
     assert shown_numbers(checks, None) == plain["items"]
+
+
+def test_under_stock_autograde_the_kernel_takes_the_student_and_the_course_from_the_graded_folder(tmp_path):
+    """Measured with nbgrader 0.9.6: stock ``nbgrader autograde`` starts each kernel in
+    ``<course>/autograded/<student>/<assignment>`` with NBGRADER_EXECUTION=autograde. The whole package's
+    ``grader.numbers`` and hidden checks then use that folder's student and course: no id variable, and no
+    ``course.yml`` a student handed in beside the notebook (nbgrader copies it into that folder)."""
+    from pathlib import Path
+
+    from autograder.notebook import own_items
+    from autograder.notebook.numbers import NumbersMissing
+
+    repo = Path(__file__).resolve().parents[2]
+    course = tmp_path / "course"
+    folder = course / "autograded" / "bob" / "02_scaling"
+    folder.mkdir(parents=True)
+    env_name = "AUTOGRADER_TEST_STOCK_SECRET"
+    (course / "course.yml").write_text((repo / "course.yml").read_text() + (
+        f"variants:\n  secret_env: {env_name}\n  fingerprint: {variants.fingerprint(SECRET)}\n"))
+    (folder / "course.yml").write_text((repo / "course.yml").read_text().replace("mode: classroom", "mode: self-study"))
+    environ = {env_name: SECRET.decode(), "JUPYTERHUB_USER": "alice", "USER": "alice"}
+    items, whose = own_items([ITEM], environ=environ, started=(folder, "autograde"))
+    bob = variants.student_items(SECRET, "attention-arithmetic", "bob", [ITEM])[ITEM]
+    assert items[ITEM] == bob != variants.student_items(SECRET, "attention-arithmetic", "alice", [ITEM])[ITEM]
+    assert "student bob, from the folder nbgrader autograde grades" in whose
+    # another layout, or another assignment's folder: no numbers rather than somebody's
+    for elsewhere in (tmp_path / "bob" / "02_scaling", course / "autograded" / "bob" / "03_masking"):
+        elsewhere.mkdir(parents=True)
+        with pytest.raises(NumbersMissing, match="whose numbers to grade cannot be told"):
+            own_items([ITEM], environ=environ, started=(elsewhere, "autograde"))
+    # a course without variants: the lesson's numbers, under autograde as anywhere
+    plain = tmp_path / "plain" / "autograded" / "bob" / "02_scaling"
+    plain.mkdir(parents=True)
+    (tmp_path / "plain" / "course.yml").write_text((repo / "course.yml").read_text())
+    assert own_items([ITEM], started=(plain, "autograde"))[0][ITEM] == StopAndTry(
+        (1.0, 0.0), ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)))  # seed 000's example

@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 AID = "02_scaling"
 SECRET_ENV = "AUTOGRADER_TEST_COURSE_SECRET"
 SECRET = "a test secret of the course, 0123456789abcdef"
+CONCEPTS = "02_scaling/concepts"
 VALUES = ("STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values", "STOP_AND_TRY_LARGEST_value")
 
 
@@ -40,6 +41,11 @@ def _course(tmp_path: Path) -> Path:
                                             f"  fingerprint: {variants.fingerprint(SECRET.encode())}\n")
     shutil.copytree(REPO / "solutions" / AID, root / "solutions" / AID)
     return root
+
+
+def _letter(order) -> str:
+    """The letter under which 02's right option (the lesson's a: 'at initialisation') is shown in ``order``."""
+    return "abcd"[order.order[0].index("a")]
 
 
 def _answers(item) -> dict[str, str]:
@@ -71,8 +77,10 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
     monkeypatch.setenv(SECRET_ENV, SECRET)
     own = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM]
            for sid in ("alice", "bob", "carol", "eve")}
+    order = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [CONCEPTS])[CONCEPTS]
+             for sid in ("alice", "bob")}
     assert own["alice"] != own["bob"]
-    alice = _answers(own["alice"])
+    alice = {**_answers(own["alice"]), "CONCEPTS_02": f"CONCEPTS_02 = ({_letter(order['alice'])!r},)\n"}
     _submit(root, "alice", alice)
     # a copy of alice's answers, whose notebook also claims to be alice's wherever an id could be read from
     claim = ("import os\nos.environ.update(JUPYTERHUB_USER='alice', USER='alice', LOGNAME='alice', "
@@ -105,7 +113,10 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
         assert cells["bob"][grade_id]["misconception"] == "variants.others_numbers"
     same_winner = _answers(own["bob"])["STOP_AND_TRY_LARGEST"] == alice["STOP_AND_TRY_LARGEST"]
     assert cells["bob"]["STOP_AND_TRY_LARGEST_value"]["passed"] == same_winner  # right on bob's numbers, or not
-    others = [c for g, c in cells["bob"].items() if not c["manual"] and g not in VALUES]
+    # alice's letter for the understanding question is not bob's: he sees the right option under another letter
+    assert _letter(order["bob"]) != _letter(order["alice"])
+    assert cells["bob"]["CONCEPTS_02_value"]["score"] == 0 and cells["alice"]["CONCEPTS_02_value"]["passed"]
+    others = [c for g, c in cells["bob"].items() if not c["manual"] and g not in (*VALUES, "CONCEPTS_02_value")]
     assert others and all(c["passed"] for c in others)  # the rest of the notebook is unaffected
     named = [f for f in subs["bob"]["flags"] if f["kind"] == "another student's numbers"]
     assert {f["grade_id"] for f in named} == {"STOP_AND_TRY_SCORES_values", "STOP_AND_TRY_WEIGHTS_values"}
@@ -138,3 +149,35 @@ def test_a_classroom_course_without_its_secret_or_with_another_refuses_and_recor
     with pytest.raises(variants.SecretMissing, match=r"judged only by verification, which --no-verify turns off"):
         api.grade(root, assignments=[AID], workers=1, progress=False, verify=False)
     assert not (root / "gradebook.db").exists() and not (root / "reports").exists()
+
+
+def test_stock_nbgrader_autograde_refuses_without_the_secret_before_it_records(tmp_path, monkeypatch):
+    """The course's nbgrader_config.py gives stock ``nbgrader autograde`` a pre-convert hook that reads the
+    secret before nbgrader enters a submission in the gradebook; nbgrader's own hook runner logs and swallows
+    an ``Exception``, so the refusal must get through it (run here through nbgrader's own runner)."""
+    from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    from autograder.config import load_course
+    from autograder.grading.nbconfig import nbgrader_config, stock_config
+
+    root = _course(tmp_path)
+    config = Config()
+    exec(compile((root / "nbgrader_config.py").read_text(), "nbgrader_config.py", "exec"),
+         {"get_config": lambda: config, "__file__": str(root / "nbgrader_config.py")})
+    assert config.Autograde.pre_convert_hook.func.__name__ == "require_secret"
+    converter = Autograde(coursedir=CourseDirectory(config=config), config=config)
+    converter.notebooks = []
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    with pytest.raises(SystemExit, match=rf"refusing to grade, nothing recorded: .*variants\.secret_env \(course.yml\) "
+                                         rf"names the environment variable {SECRET_ENV}, which is not set"):
+        converter.run_pre_convert_hook()
+    monkeypatch.setenv(SECRET_ENV, "another secret of some other course, 0123456789")
+    with pytest.raises(SystemExit, match=r"variants\.fingerprint \(course.yml\): the secret .* is not this course's"):
+        converter.run_pre_convert_hook()
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    converter.run_pre_convert_hook()  # the course's secret: nbgrader goes on
+    # the grading workers' own nbgrader runs carry no hook (they never hold the secret)
+    assert "pre_convert_hook" not in nbgrader_config(load_course(root), root).Autograde
+    assert "pre_convert_hook" not in stock_config(load_course(REPO), REPO).Autograde  # no variants, no hook

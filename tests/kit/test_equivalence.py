@@ -101,13 +101,16 @@ def test_solution_and_stub_same_verdicts(kit, assignment):
 def test_solution_same_verdicts_on_each_students_own_numbers(kit, student):
     """The notebook computed from a student's own Stop-and-try numbers (issue 22): the kit's checks say what
     the grader's say, and the grader's hidden checks judged on those numbers pass."""
-    items = variants.student_items(variants.PUBLIC_SECRET, "attention-arithmetic", student, [ITEM])
-    assert items[ITEM] != LESSON[ITEM]
+    concepts = "02_scaling/concepts"  # and the order of the understanding question's options
+    items = variants.student_items(variants.PUBLIC_SECRET, "attention-arithmetic", student, [ITEM, concepts])
+    assert items[ITEM] != LESSON[ITEM] and items[concepts] != LESSON[concepts]
     namespace = _namespace("02_scaling", items=items)
     assert np.allclose(namespace["STOP_AND_TRY_SCORES"], items[ITEM].scores())  # the notebook used the student's
+    # the right option (the lesson's a) under the letter this student sees it at
+    assert namespace["CONCEPTS_02"] == ("abcd"[items[concepts].order[0].index("a")],)
     _compare(kit, "02_scaling", namespace)
     numbers = {c.item for c in checks_for_assignment("02_scaling") if c.item}
-    assert numbers == {ITEM}
+    assert numbers == {ITEM, concepts}
     assert all(evaluate(c, executor(c, namespace), 0, items).passed for c in checks_for_assignment("02_scaling")
                if c.item)
 

@@ -28,6 +28,7 @@ SECRET_ENV = "AUTOGRADER_TEST_KIT_SECRET"
 SECRET = "the kit test's course secret, 0123456789abcdef"
 ROSTER = ("alice", "bob")
 AID = "02_scaling"
+CONCEPTS = "02_scaling/concepts"  # the order of the understanding question's options
 
 
 def _course(tmp_path: Path, roster: bool = True) -> Path:
@@ -42,8 +43,8 @@ def _course(tmp_path: Path, roster: bool = True) -> Path:
     return course
 
 
-def _own(sid: str):
-    return variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM]
+def _own(sid: str, item: str = ITEM):
+    return variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [item])[item]
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +84,14 @@ def test_each_students_kit_shows_their_own_numbers_and_refuses_an_unknown_id(ros
         assert shown[sid] == [list(_own(sid).query), [list(k) for k in _own(sid).keys]]
         assert f"student {sid}, from JUPYTERHUB_USER" in printed[0] and _own(sid).describe() in printed[1]
     assert shown["alice"] != shown["bob"]
+    # the option order of the understanding question: each student's own, printed as they will read it
+    for sid in ROSTER:
+        code = ("import json; from autograder.notebook import Grader; "
+                f"order = Grader({AID!r}, {{}}).numbers({CONCEPTS!r}); print(json.dumps(order.tolist()))")
+        done = _run(kit_python, roster_kit, ["-c", code], tmp_path, JUPYTERHUB_USER=sid)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout.splitlines()[-1]) == list(_own(sid, CONCEPTS).order)
+        assert _own(sid, CONCEPTS).describe() in done.stdout
     # no JUPYTERHUB_USER: the id of the student's nbgrader_config.py
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.student_id = 'bob'\n")
     done = _numbers(kit_python, roster_kit, tmp_path)
@@ -122,6 +131,7 @@ def test_the_roster_kit_holds_no_secret_and_no_items_module(roster_kit):
     assert data["variants"] and sorted(data["students"]) == sorted(ROSTER)
     assert data["lesson"][ITEM]["values"] == {"query": [1.0, 0.0], "keys": [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]}  # seed 000
     assert set(data["students"]["alice"][ITEM]) == {"values", "text"}  # the question only: no scores, no weights
+    assert set(data["students"]["alice"][CONCEPTS]["values"]) == {"order"}  # the order only, never the right letter
 
 
 def test_a_kit_of_per_student_numbers_needs_the_roster_and_the_secret(tmp_path, monkeypatch):
@@ -134,4 +144,4 @@ def test_a_kit_of_per_student_numbers_needs_the_roster_and_the_secret(tmp_path, 
         kit_numbers(load_course(course), course, [AID], roster=True)
     # without variants everyone gets the lesson's numbers, and the kit says so
     plain = kit_numbers(load_course(ROOT), ROOT, [AID], roster=True)
-    assert plain == {"variants": False, "lesson": {ITEM: entry(LESSON[ITEM])}, "students": {}}
+    assert plain == {"variants": False, "lesson": {i: entry(LESSON[i]) for i in (ITEM, CONCEPTS)}, "students": {}}

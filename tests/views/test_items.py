@@ -97,3 +97,12 @@ def test_a_per_student_items_checks_count_students_right_on_their_own_numbers():
     assert values.own_numbers and not form.own_numbers
     assert values.difficulty == pytest.approx(2 / 3) and values.misconceptions == [("variants.others_numbers", 1)]
     assert values.record()["own_numbers"] is True
+    # the report shows a count right on their own item, not a share of one shared answer
+    assert (values.passed, values.submissions, values.record()["passed"]) == (2, 3, 2)
+    page = report.render_html(report.summarise({"course_id": "c", "submissions": subs}, course_dir=None))
+    row = page.split('id="items"')[1].split("<code>STOP_AND_TRY_SCORES_values</code>")[1].split("</tr>")[0]
+    assert "2 of 3 on their own" in row and "67%" not in row
+    form_row = page.split('id="items"')[1].split("<code>STOP_AND_TRY_SCORES_format</code>")[1].split("</tr>")[0]
+    assert "67%" in form_row  # a shared check keeps its share
+    from autograder.report.terminal import passing
+    assert passing(values) == "2 of 3 right on their own numbers" and passing(form) == "passing 67%"
