@@ -73,6 +73,11 @@ def fixture_source_notebook():
     nb.cells.append(new_code_cell(
         "import numpy as np\nfrom autograder.hidden import check\nfrom autograder.notebook import Grader\n"
         f"grader = Grader({ASSIGNMENT!r}, globals())", metadata=_meta("given", locked=True)))
+    # The course notebook's locked numbers cells (the student's own option order): its answers read them.
+    for cell in submissions.read(SOURCE).cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if cell.cell_type == "code" and grade_id.endswith("_numbers"):
+            nb.cells.append(new_code_cell(cell.source, metadata=_meta(grade_id, locked=True)))
     checks = checks_for_assignment(ASSIGNMENT)
     for task, answer in ANSWERS.items():
         nb.cells.append(new_markdown_cell(f"Write `{task}`."))

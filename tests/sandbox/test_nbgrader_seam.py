@@ -79,9 +79,13 @@ def test_nbgrader_full_marks_verification_zero(tmp_path):
     cells = [{"grade_id": g, "max_score": float(m), "nbgrader_score": None if s is None else float(s),
               "manual": s is None, "message": None} for g, (s, m) in scores[student].items()]
     rows, flags = merge(cells, *normalise(result))
-    assert all(s == m for s, m in scores[student].values()), "nbgrader: full marks everywhere"
+    # The patched np.allclose also makes some in-kernel checks of other tasks see a catalogued mistake (stock
+    # nbgrader's scores there are the attack's side effect); the verified rows decide and give those full marks.
+    assert all(r["score"] == r["max_score"] for r in rows if r["grade_id"] not in softmax_cells), rows
     tampering = [f for f in flags if f["kind"] == "possible tampering"]
-    assert {f["grade_id"] for f in tampering} == set(softmax_cells)
+    # flagged: every cell where the kernel's score and the verified one disagree, softmax's among them
+    disagree = {r["grade_id"] for r in rows if r["nbgrader_score"] != r["verified_score"]}
+    assert set(softmax_cells) <= disagree and {f["grade_id"] for f in tampering} == disagree
     assert {r["task"] for r in rows if r["grade_id"] in softmax_cells} == {"softmax"}
     assert all(r["score"] == 0.0 for r in rows if r["grade_id"] in softmax_cells)
     assert {f["rule"] for f in result.flags if f["grade_id"] == "softmax"} == {"numpy-patch"}
