@@ -19,7 +19,8 @@ guarantee is ours with it minus ours without it, per submission of the assignmen
 
 * ``sandbox``: kernels outside bubblewrap (``--unsafe-no-sandbox``'s stock kernel, forced even as root);
 * ``verification``: ``--no-verify`` (nbgrader's in-kernel scores);
-* ``isolation``: 04's composite task judged in the same runner as its helpers (no second runner);
+* ``isolation``: the composite tasks of 02, 03 and 04 judged with the student's own helpers (no phase that
+  gives the runner the reference's helpers once the helpers' answers are back);
 * ``memory``: 06's memory check run in the common runner instead of its own measured run;
 * ``memo`` (not a guarantee: what the kept results save): 07's ``compare_scorers`` computed afresh in
   the kernel and in verification, as stock nbgrader's kernel computes it, instead of answered from
@@ -48,7 +49,8 @@ BIN = Path(sys.executable).parent
 ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 COSTS = ("sandbox", "verification", "isolation", "memory", "memo")
 #: The assignments whose guarantee a cost row switches off (None: every assignment).
-CONCERNS = {"sandbox": None, "verification": None, "isolation": ("04_heads",), "memory": ("06_long_sequences",),
+CONCERNS = {"sandbox": None, "verification": None, "isolation": ("02_scaling", "03_masking", "04_heads"),
+            "memory": ("06_long_sequences",),
             "memo": ("07_scoring_functions",)}
 
 # Run in a fresh interpreter: the shipped CLI, with one guarantee switched off where asked (patches
@@ -62,10 +64,8 @@ if off == "sandbox":
     pipeline._require_sandbox = lambda *args: False
 elif off == "isolation":
     from autograder.sandbox import verify as v
-    def _one_session(runnable, calls, given, graded, aid, limits, trusted, kept=None):
-        return v.run_session(runnable, [(i, c, check.task) for i, c, check in calls], given=given, graded=graded,
-                             assignment=aid, limits=limits, kind=v.sandbox_kind(), trusted=trusted, kept=kept)
-    v._isolated_sessions = _one_session
+    run_session = v.run_session
+    v.run_session = lambda *args, helpers=None, **kwargs: run_session(*args, **kwargs)
 elif off == "memory":
     from autograder.sandbox import launch
     launch.is_measured = lambda call: False

@@ -131,13 +131,14 @@ def _become_kernel(req: dict) -> None:
 def _become_runner(req: dict, runner) -> None:
     """In the forked child: wait for the grader, then one verification run (``runner.run``, which never returns).
 
-    Its event pipe is the FIFO ``req["events"]`` in the job directory, whose read end the grader holds.
+    Its event pipe is the FIFO ``req["events"]`` in the job directory, whose read end the grader holds; the
+    pipe it waits on for the grader is the FIFO ``req["control"]``, which the grader holds open for writing.
     """
     try:
         _detach()
         os.chdir("/tmp")
         sys.argv = [RUNNER, req["job"]]
-        runner.run(req["job"], os.open(req["events"], os.O_WRONLY))
+        runner.run(req["job"], os.open(req["events"], os.O_WRONLY), os.open(req["control"], os.O_RDONLY))
     finally:
         os._exit(3)
 

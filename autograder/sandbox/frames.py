@@ -33,6 +33,11 @@ class _Run:
     cpu_seconds: float = 0.0
     reported_cpu: float = 0.0  # what the runner says it used (timing reports only; not trusted for anything)
     measure: Any = None  # the grader's side of a measured run (``measure.MeasuredCall``), None otherwise
+    # task isolation (runner._reference_helpers): each call's phase, the phase now running, and what gives a
+    # phase its helpers (``launch.PhaseGate``; None: every call is of phase 0)
+    phase_of: Mapping[int, int] = field(default_factory=dict)
+    phase: int = 0
+    gate: Any = None
 
     def frame(self, header: Any, blob: bytes) -> bool:
         """Handle one frame; False when the run must be stopped (protocol violation)."""
@@ -61,8 +66,14 @@ class _Run:
             if not self.measure.on_armed():
                 self.protocol_error = self.measure.stop_reason
                 return False
+        elif event == "phase" and self.where[0] == "between" and self.gate is not None and self._may_open(header):
+            # every answer of the earlier phases is back, and none is accepted from now on (none is pending)
+            self.phase = header["phase"]
+            if not self.gate.open(self.phase):
+                self.protocol_error = self.gate.stop_reason
+                return False
         elif event == "call" and header.get("id") in self.pending and self.where[0] == "between" and (
-                self.measure is None or self.measure.armed):
+                self.measure is None or self.measure.armed) and self.phase_of.get(header["id"], 0) == self.phase:
             self.where = ("call", header["id"])
         elif event == "outcome" and self.where == ("call", header.get("id")):
             call_id = header["id"]
@@ -82,6 +93,11 @@ class _Run:
             self.protocol_error = f"the sandbox sent an unexpected message ({str(event)[:40]!r})"
             return False
         return True
+
+    def _may_open(self, header: dict) -> bool:
+        """Whether the runner may go on to the phase it names: a later one, with no call of an earlier one left."""
+        phase = header.get("phase")
+        return type(phase) is int and phase > self.phase and all(self.phase_of.get(i, 0) >= phase for i in self.pending)
 
 
 def _read_frames(buffer: bytearray, run: _Run) -> bool:

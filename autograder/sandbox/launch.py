@@ -21,7 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..checks.core import Call, Outcome
 from . import cgroup, runner_server, wire
@@ -92,22 +92,22 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
     # A measured run is a fresh process: a forked one copies the zygote's pages as it writes them (7 MiB of
     # them in the cells of test_hostile_memory's notebook), charged to its group as memory the notebook holds.
     fresh = kind == "subprocess" or run.measure is not None
-    control = os.pipe() if run.measure is not None else None
+    control = os.pipe() if fresh else None  # the pipe the runner waits on (a forked run's is the sandbox's FIFO)
     scratch = tempfile.mkdtemp(prefix="scratch-", dir=job_dir.parent) if kind == "subprocess" else "/tmp"
     group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
     write_fd = grader_control = None
     try:
         if fresh:
             read_fd, write_fd = os.pipe()
-            proc = _Spawned(_start(kind, job_dir, limits, scratch, write_fd, drop, group,
-                                   control[0] if control else None), kind)
-            grader_control = control[1] if control else None
+            proc = _Spawned(_start(kind, job_dir, limits, scratch, write_fd, drop, group, control[0]), kind)
+            grader_control = control[1]
         else:
             try:
                 proc, read_fd = _runner_sandbox(limits).start_run(group)
             except (OSError, RuntimeError, ValueError) as exc:
                 runner_server.servers.discard()
                 raise SandboxError(f"the verification sandbox (bubblewrap) could not fork a run: {exc}") from exc
+            grader_control = proc.control
     except BaseException:
         for fd in (write_fd, *(control or ())):
             if fd is not None:
@@ -124,6 +124,8 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
         os.close(control[0])
     if run.measure is not None:
         run.measure.attach(group, grader_control)
+    if run.gate is not None:
+        run.gate.control_fd = grader_control
     ended = None
     kept = bytearray()
     try:
@@ -132,8 +134,9 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
         if ended != "done" or not proc.exited():
             proc.kill()
         returncode, run.cpu_seconds = proc.reap(ended == "done")
+        if control is not None:
+            os.close(grader_control)  # a forked run's FIFO is closed with it (ForkedRun.finish)
         if run.measure is not None:
-            os.close(grader_control)
             run.measure.collect(killed=ended == "exited" and returncode in (-signal.SIGKILL, 128 + signal.SIGKILL))
         group.close()  # whatever the submission left running, in any session or process group
         proc.finish()
@@ -147,7 +150,7 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
 
 
 def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, drop: bool, group,
-           control_fd: int | None = None) -> subprocess.Popen:
+           control_fd: int) -> subprocess.Popen:
     """Start a fresh runner in its sandbox (bwrap, or the subprocess fallback), inside its control group."""
     env = _env(scratch)
     if kind == "bubblewrap":
@@ -161,10 +164,9 @@ def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, dro
             shutil.copyfile(cache, mpl / cache.name)
         cmd = [sys.executable, "-I", "-S", "-B", str(RUNNER), str(job_dir), str(write_fd)]
     identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop and kind == "subprocess" else {}
-    if control_fd is not None:
-        cmd.append(str(control_fd))  # the runner's third argument: a measured run (measure.py)
+    cmd.append(str(control_fd))  # the runner's third argument: the pipe it waits on for the grader
     return subprocess.Popen(group.wrap(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, pass_fds=(write_fd,) if control_fd is None else (write_fd, control_fd),
+                            stderr=subprocess.STDOUT, pass_fds=(write_fd, control_fd),
                             env=env if kind == "subprocess" else {"PATH": "/usr/bin:/bin"},
                             cwd=scratch if kind == "subprocess" else None, start_new_session=True, **identity)
 
@@ -232,7 +234,7 @@ class SessionResult:
 
 def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Call, str]], *,
                 given: Sequence[str], graded: Sequence[str], assignment: str, limits: Limits,
-                kind: str | None = None, trusted: bool = False, substitute: Sequence[str] = (),
+                kind: str | None = None, trusted: bool = False, helpers: Mapping[str, Sequence[str]] | None = None,
                 kept: bytes | None = None, numbers: dict | None = None) -> SessionResult:
     """Run ``cells`` then ``calls`` (``(id, Call, task)``) in the sandbox, restarting past what hangs or kills it.
 
@@ -241,8 +243,8 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
     (not run); the other tasks get a fresh process. Whatever is left when ``wall_seconds`` are up
     fails. Nothing that did not run is ever a pass.
 
-    ``substitute``: names of ``given`` that the runner binds in the notebook's namespace after its
-    cells ran, before the calls (task isolation: a composite task called with the reference's helpers).
+    ``helpers``: composite task -> the graded tasks it calls, which its calls get the reference's versions of
+    (task isolation, :func:`phases_of`: the composite's calls come after every answer of its helpers is back).
     ``kept``: the given package's ``_memo.json`` (``memo.py``), if any.
     ``numbers``: what the runner's ``grader.numbers`` gives the notebook (item id -> entry, ``notebook/numbers.py``).
     """
@@ -255,7 +257,9 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                            "bubblewrap, or grade as an unprivileged user")
     measured = [(i, c) for i, c, _ in calls if is_measured(c)]
     calls = [(i, c, t) for i, c, t in calls if not is_measured(c)]  # never in inputs.npz or job.json
-    session = _Session(cells, calls, limits, kind, deadline=start + limits.wall_seconds)
+    phases, phase_of_task = phases_of([t for _, _, t in calls], helpers or {})
+    session = _Session(cells, calls, limits, kind, deadline=start + limits.wall_seconds, phases=phases,
+                       phase_of_task=phase_of_task)
     base = tempfile.mkdtemp(prefix="autograder-verify-") if kind == "subprocess" else None
     written: list[Path] = []
 
@@ -278,11 +282,12 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                 break
             job_dir = job_dir_now()
             job = dict(session.job_spec(), assignment=assignment, given=list(given), graded=list(graded),
-                       substitute=list(substitute), numbers=numbers or {})
+                       numbers=numbers or {})
             (job_dir / "job.json").write_text(json.dumps(job))
             os.chmod(job_dir.parent, 0o755)
+            gate = PhaseGate(job_dir, assignment, given, graded, phases, kept) if len(phases) > 1 else None
             run = _Run(pending=list(session.pending), cell_indices=session.cell_indices - session.skip,
-                       calls=session.by_id, output_cap=session.output_cap)
+                       calls=session.by_id, output_cap=session.output_cap, phase_of=session.phase_of, gate=gate)
             ended, returncode, output = _run_once(kind, job_dir, limits, run, session.deadline, drop)
             session.absorb(run)
             if not run.ready and ended == "wall" and session.runs > 1:
@@ -305,6 +310,50 @@ def run_session(cells: Sequence[tuple[int, str]], calls: Sequence[tuple[int, Cal
                          time.monotonic() - start, kind, session.cpu, session.refused)
 
 
+def phases_of(tasks: Sequence[str], helpers: Mapping[str, Sequence[str]]) -> tuple[list[tuple[str, ...]], dict]:
+    """The phases of a session's calls: ``(phases, phase of each task)``; phase 0 substitutes nothing.
+
+    A composite's calls run in the phase of its set of helpers, after the phases that judge those helpers; the
+    helpers are given to the runner only then (:class:`PhaseGate`). ``ValueError`` (a grader bug) when a helper
+    would be given before or while its own task is judged.
+    """
+    sets = sorted({tuple(helpers[t]) for t in tasks if helpers.get(t)}, key=lambda names: (len(names), names))
+    phases = [(), *sets]
+    phase_of_task = {t: phases.index(tuple(helpers[t])) if helpers.get(t) else 0 for t in tasks}
+    for phase, names in enumerate(phases):
+        early = sorted(t for t in names if phase_of_task.get(t, -1) >= phase)
+        if early:
+            raise ValueError(f"task isolation: {', '.join(early)} would be given with the reference's helpers "
+                             f"before (or while) its own answers are judged")
+    return phases, phase_of_task
+
+
+class PhaseGate:
+    """The grader's side of task isolation's phases (``runner._reference_helpers``): asked for phase ``k`` (once
+    every answer of the earlier phases is back, :meth:`.frames._Run._may_open`), it writes that phase's helpers as
+    ``helpers-<k>/attention_ref`` into the job directory, then lets the runner go on."""
+
+    def __init__(self, job_dir: Path, assignment: str, given, graded, phases, kept: bytes | None):
+        self.job_dir, self.assignment, self.given, self.graded = job_dir, assignment, list(given), list(graded)
+        self.phases, self.kept = phases, kept
+        self.control_fd: int | None = None
+        self.stop_reason = ""
+        for old in job_dir.glob("helpers-*"):  # a package an earlier run of the session was given
+            shutil.rmtree(old)
+
+    def open(self, phase: int) -> bool:
+        """Give the runner phase ``phase``'s helpers; False (and why) when nothing in the sandbox reads the pipe."""
+        names = self.phases[phase]
+        write_given_package(self.job_dir / f"helpers-{phase}", self.assignment, [*self.given, *names],
+                            [g for g in self.graded if g not in names], self.kept)
+        try:
+            os.write(self.control_fd, b"g")
+            return True
+        except OSError as exc:
+            self.stop_reason = f"the sandbox closed the grader's pipe ({exc.strerror or exc})"
+            return False
+
+
 def _runner_sandbox(limits: Limits) -> runner_server.RunnerServer:
     """This worker's warm runner sandbox; one that cannot start is the grading host's fault."""
     try:
@@ -323,7 +372,7 @@ def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, 
                              f"{session.limits.wall_seconds:g} s")
     # pyplot is imported before the grader reads what the bare runner holds (a forked run has it from the
     # zygote), so that it does not count as memory the notebook holds.
-    (job_dir / "job.json").write_text(json.dumps(dict(session.job_spec(), calls=[], preload_pyplot=True,
+    (job_dir / "job.json").write_text(json.dumps(dict(session.job_spec(), calls=[], measured=True, preload_pyplot=True,
                                                       mallopt=MEASURED_MALLOC, **names)))
     # Its array arguments are not sent back (the check judges the answer only), and the runner's peak is not asked for.
     answer_only = dataclasses.replace(call, args=(), kwargs={}, measure_peak=False)
@@ -353,9 +402,14 @@ def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, 
 class _Session:
     """What a verification session knows between runs: what is left, what is skipped, what came back."""
 
-    def __init__(self, cells, calls, limits: Limits, kind: str, deadline: float):
+    def __init__(self, cells, calls, limits: Limits, kind: str, deadline: float, phases, phase_of_task):
         self.cells, self.limits, self.kind, self.deadline = cells, limits, kind, deadline
+        calls = sorted(calls, key=lambda call: phase_of_task[call[2]])  # phase by phase, as the runner runs them
+        self.phases = phases
+        self.phase_of = {i: phase_of_task[t] for i, _, t in calls}
         self.specs, self.arrays = wire.encode_calls([(i, c) for i, c, _ in calls])
+        for spec in self.specs:
+            spec["phase"] = self.phase_of[spec["id"]]
         self.by_id = {i: c for i, c, _ in calls}
         self.task_of = {i: t for i, _, t in calls}
         input_bytes = sum(a.nbytes for a in self.arrays.values())
@@ -388,7 +442,8 @@ class _Session:
                 "site_paths": site_paths(), "rlimits": rlimits(self.limits, self.output_cap + (1 << 20)),
                 "cells": [{"index": i, "source": s} for i, s in self.cells if i not in self.skip],
                 "skip_cells": sorted(self.skip),
-                "calls": [s for s in self.specs if s["id"] in set(self.pending)]}
+                "calls": [s for s in self.specs if s["id"] in set(self.pending)],
+                "phases": [list(names) for names in self.phases]}
 
     def absorb(self, run: _Run) -> None:
         """Keep what a run sent back."""

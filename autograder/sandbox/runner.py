@@ -1,6 +1,6 @@
 """The sandbox runner: a fresh Python process that runs a submission's code and the checks' calls.
 
-Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD [CONTROL_FD]``), or forked warm by the
+Run as a script (``python -I -S runner.py JOB_DIR EVENT_FD CONTROL_FD``), or forked warm by the
 verification sandbox's fork server (``grading/zygote.py --runner``, which calls :func:`run`); never
 imported by the grader. It
 imports only the standard library, numpy, ``autograder/checks/core.py`` (loaded by path under a
@@ -14,8 +14,9 @@ Headers: ``{"event": "ready"}``, ``{"event": "cell", "index": i}``, ``{"event": 
 "index": i, "error": str|None, "refused": [name]}`` (the names and modules the cell
 asked for that the sandbox does not give, see ``_given_reference``), ``{"event": "call", "id": k}``, ``{"event":
 "outcome", "id": k, "value": ..., "error": ..., "after": {arg: key}, "peak_bytes": ...,
-"peak_resident_bytes": ...}``, ``{"event": "measure_ready"}`` (a measured run: the cells have run, the measured call
-may come; see ``measure.py``) (the arrays of ``value`` and the array arguments as the call left them are in the frame's
+"peak_resident_bytes": ...}``, ``{"event": "phase", "phase": k}`` (the calls of phase ``k`` may come once the grader
+has given the reference's helpers of that phase: task isolation, see :func:`_reference_helpers`),
+``{"event": "measure_ready"}`` (a measured run: the cells have run, the measured call may come; see ``measure.py``) (the arrays of ``value`` and the array arguments as the call left them are in the frame's
 .npz, saved with ``allow_pickle=False``; the grader decides from the latter whether the call
 modified its input), ``{"event": "done", "cpu_seconds": float}`` (for timing reports only).
 
@@ -147,18 +148,20 @@ def _refused_since(count):
     return [str(name)[:100] for name in found[:20]]
 
 
-def _reference_helpers(names):
-    """The given package's versions of ``names``, bound before any student code runs.
+def _reference_helpers(job_dir, phase, names):
+    """The reference's versions of ``names`` (``split_heads``, ...), given for phase ``phase``'s calls.
 
-    Task isolation: a run that grades a composite task (``multi_head_attention``) has its helpers
-    (``split_heads``, ...) in its given package, and the runner puts them in the notebook's
-    namespace after the cells, so the student's composite is judged with correct helpers. The
-    helpers' own checks ran in an earlier process, whose given package did not hold them.
+    Task isolation: a composite task (``multi_head_attention``) is judged with correct helpers, and no helper is
+    judged on an answer that could use the reference's. So the calls run in phases: the helpers' own calls
+    first; then the runner says ``phase`` and waits, and the grader, once every answer of the earlier phases is
+    back (it accepts none of them after this), writes the package ``helpers-<phase>/attention_ref`` (the given
+    package with these helpers too) into the job directory; the runner loads it under a private name and binds
+    the helpers in the notebook's namespace for the composite's calls.
     """
-    if not names:
-        return {}
-    import attention_ref
-    return {name: getattr(attention_ref, name) for name in names}
+    package_dir = os.path.join(job_dir, f"helpers-{phase}", "attention_ref")
+    name = f"_reference_helpers_{phase}"
+    module = _load_by_path(name, os.path.join(package_dir, "__init__.py"), package_dir)
+    return {helper: getattr(module, helper) for helper in names}
 
 
 def _decode(node, arrays):
@@ -209,27 +212,35 @@ def _run_call(core, namespace, call):
 _BOUND = {}  # modules the runner uses after student code has run, bound before it ran
 
 
-def main(job_dir, fd, control_fd=None):
-    """Set up (limits, the stubs, the calls), say ready, run the cells like Run All, then the calls.
+def main(job_dir, fd, control_fd):
+    """Set up (limits, the stubs, the calls), say ready, run the cells like Run All, then the calls, phase by phase.
 
-    With ``control_fd`` (a run of the grader's memory measurement, see ``measure.py``) the runner
-    waits after ``ready`` until the grader has read what the bare process holds, and ends with
-    the measured call, whose inputs exist only once the grader has bounded the group's memory.
+    ``control_fd`` is the pipe the runner waits on for the grader: before each phase of calls that needs the
+    reference's helpers (:func:`_reference_helpers`), and in a run of the grader's memory measurement (``measure.py``)
+    after ``ready``, until the grader has read what the bare process holds, and before the measured call, whose inputs
+    exist only once the grader has bounded the group's memory.
     """
-    core, skip, cells, calls = _prepare(job_dir)
+    core, skip, cells, calls, phases, measured = _prepare(job_dir)
     _send(fd, {"event": "ready"})
-    if control_fd is not None:
+    if measured:
         _await_grader(control_fd)
     namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
     for cell in cells:
         if cell["index"] not in skip:
             _run_cell(fd, cell, namespace)
-    namespace.update(_BOUND["substitutes"])
-    for call_id, call in calls:
-        _send(fd, {"event": "call", "id": call_id})
-        outcome, after = _run_call(core, namespace, call)
-        _send_outcome(fd, call_id, outcome, after)
-    if control_fd is not None:
+    for phase, names in enumerate(phases):
+        todo = [(call_id, call) for call_id, call, of in calls if of == phase]
+        if not todo:
+            continue
+        if names:
+            _send(fd, {"event": "phase", "phase": phase})
+            _await_grader(control_fd)
+            namespace.update(_reference_helpers(job_dir, phase, names))
+        for call_id, call in todo:
+            _send(fd, {"event": "call", "id": call_id})
+            outcome, after = _run_call(core, namespace, call)
+            _send_outcome(fd, call_id, outcome, after)
+    if measured:
         _run_measured_call(fd, control_fd, job_dir, core, namespace)
     import resource
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -239,7 +250,7 @@ def main(job_dir, fd, control_fd=None):
 def _await_grader(control_fd):
     """Block until the grader writes its one byte (or closes the pipe: then stop)."""
     if os.read(control_fd, 1) != b"g":
-        raise RuntimeError("the grader stopped the memory measurement")
+        raise RuntimeError("the grader stopped the run")
 
 
 def _run_measured_call(fd, control_fd, job_dir, core, namespace):
@@ -286,7 +297,6 @@ def _prepare(job_dir):
             libc.mallopt(int(param), int(value))
     _stub_modules(job["assignment"], job.get("numbers", {}))
     _given_reference(job_dir)
-    _BOUND["substitutes"] = _reference_helpers(job.get("substitute", []))
     with np.load(os.path.join(job_dir, "inputs.npz"), allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     calls = []
@@ -294,8 +304,8 @@ def _prepare(job_dir):
         call = core.Call(spec["name"], tuple(_decode(a, arrays) for a in spec["args"]),
                          {k: _decode(v, arrays) for k, v in spec["kwargs"].items()},
                          value_only=spec["value_only"], measure_peak=spec["measure_peak"])
-        calls.append((spec["id"], call))
-    return core, set(job["skip_cells"]), job["cells"], calls
+        calls.append((spec["id"], call, spec["phase"]))
+    return core, set(job["skip_cells"]), job["cells"], calls, job["phases"], bool(job.get("measured"))
 
 
 def _preload_pyplot():
@@ -345,7 +355,7 @@ def _send_outcome(fd, call_id, outcome, after):
                "peak_resident_bytes": outcome.peak_resident_bytes}, blob)
 
 
-def run(job_dir, event_fd, control_fd=None):
+def run(job_dir, event_fd, control_fd):
     """:func:`main`, then end the process (never returns): status 0, or 3 after a ``runner_error`` frame."""
     try:
         main(job_dir, event_fd, control_fd)
@@ -360,4 +370,4 @@ def run(job_dir, event_fd, control_fd=None):
 
 
 if __name__ == "__main__":
-    run(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    run(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

@@ -10,7 +10,8 @@ own (``pids``, ``memory_mb``), with the runner's own limits (``RLIMIT_AS``, ``RL
 set by ``runner.py`` before it reads the job), and after it the grader kills everything left in
 the sandbox and removes what it wrote, and the zygote the System V IPC objects, before the next
 fork. The job directory is the sandbox's staged host directory, bound read-only at ``/job``;
-the runner's event pipe is a FIFO there, whose read end the grader opened before the fork.
+the runner's event pipe is a FIFO there, whose read end the grader opened before the fork, and so is the
+pipe the runner waits on for the grader (task isolation's phases, :mod:`.runner`), held open by the grader.
 """
 from __future__ import annotations
 
@@ -49,21 +50,27 @@ class RunnerServer(WarmSandbox):
         self.runs = 0
 
     def start_run(self, group) -> tuple["ForkedRun", int]:
-        """Fork one run in ``group``; returns it and the read end of its event pipe (the caller closes it)."""
+        """Fork one run in ``group``; returns it and the read end of its event pipe (the caller closes it).
+
+        The run's ``control`` is the write end of the pipe it waits on for the grader (closed by :meth:`ForkedRun.finish`).
+        """
         self.runs += 1
-        request = {"job": JOB, "events": f"{JOB}/events-{self.runs}"}
-        fifo = self.job_dir / f"events-{self.runs}"
+        request = {"job": JOB, "events": f"{JOB}/events-{self.runs}", "control": f"{JOB}/control-{self.runs}"}
+        fifo, control_fifo = self.job_dir / f"events-{self.runs}", self.job_dir / f"control-{self.runs}"
         os.mkfifo(fifo, 0o600)  # the runner (the owner, as the sandbox maps it) writes
+        os.mkfifo(control_fifo, 0o600)  # ... and reads this one
         read_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         # Held until the runner says ready (it has the FIFO open by then): before, the read end would see an end of file.
         hold = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        # Read and write, so that the runner's open for reading never waits and a write never blocks the grader.
+        control = os.open(control_fifo, os.O_RDWR | os.O_NONBLOCK)
         try:
             inner, pid = self.fork(request, group)
         except BaseException:
-            os.close(read_fd)
-            os.close(hold)
+            for fd in (read_fd, hold, control):
+                os.close(fd)
             raise
-        return ForkedRun(self, inner, pid, hold), read_fd
+        return ForkedRun(self, inner, pid, hold, control), read_fd
 
     def exit_of(self, inner: int, timeout: float) -> tuple[int | None, float]:
         """How the run ``inner`` ended, as the zygote reports it: (exit code, CPU seconds); (None, 0) if not told."""
@@ -83,8 +90,8 @@ class ForkedRun:
 
     stdout = None  # its output goes nowhere: the grader reads the event pipe only
 
-    def __init__(self, server: RunnerServer, inner: int, pid: int, hold: int):
-        self.server, self.inner, self.pid, self.hold = server, inner, pid, hold
+    def __init__(self, server: RunnerServer, inner: int, pid: int, hold: int, control: int):
+        self.server, self.inner, self.pid, self.hold, self.control = server, inner, pid, hold, control
 
     def on_ready(self) -> None:
         """The runner holds its end of the FIFO: drop the grader's, so that its end of file is the runner's."""
@@ -119,8 +126,12 @@ class ForkedRun:
         emptied, or whose server is gone, is discarded), and remove the run's FIFO."""
         if servers.sandbox is self.server and (self.server_died or not self.server.clean()):
             servers.discard()
-        for fifo in self.server.job_dir.glob("events-*"):
-            fifo.unlink(missing_ok=True)
+        if self.control is not None:
+            os.close(self.control)
+            self.control = None
+        for pattern in ("events-*", "control-*"):
+            for fifo in self.server.job_dir.glob(pattern):
+                fifo.unlink(missing_ok=True)
 
 
 servers = Held(RunnerServer)

@@ -11,7 +11,7 @@ from ..checks.numbers import StudentNumbers, judge_with_numbers
 from ..notebook.model import NotANotebook, read_cells
 from . import cgroup
 from .command import Limits, sandbox_kind
-from .launch import SessionResult, run_session
+from .launch import run_session
 from .explain import runtime_flags
 from .scan import scan_cells
 
@@ -58,39 +58,6 @@ def shown_numbers(checks, numbers: StudentNumbers | None) -> dict:
     return {c.item: entry(items[c.item]) for c in checks if c.item}
 
 
-def _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept=None,
-                       numbers=None) -> SessionResult:
-    """The calls of plain tasks in one sandbox session, then each composite task's calls in a fresh one.
-
-    Task isolation: a composite task (``multi_head_attention``) is judged with the reference's
-    helpers, which must never be in the given package of the run that grades the helpers. So the
-    helpers are graded first in a process without them; then a new process, whose given package
-    holds the helpers (and grades only the composite), runs the cells again and calls the
-    composite with the helpers substituted (``runner._reference_helpers``).
-    """
-    groups: dict[tuple[str, ...], list] = {}
-    for call_id, call, check in calls:
-        groups.setdefault(check.helpers, []).append((call_id, call, check.task))
-    results = []
-    for helpers, group in sorted(groups.items(), key=lambda item: len(item[0])):
-        results.append(run_session(runnable, group, given=[*given, *helpers],
-                                   graded=[t for t in graded if t not in helpers], assignment=assignment_id,
-                                   limits=limits, kind=sandbox_kind(), trusted=trusted, substitute=helpers,
-                                   kept=kept, numbers=numbers))
-    first = results[0]
-    for later in results[1:]:
-        first.outcomes.update(later.outcomes)
-        for index, error in later.cell_errors.items():
-            first.cell_errors.setdefault(index, error)
-        for index, names in later.refused.items():
-            first.refused.setdefault(index, names)
-        first.notes += [n for n in later.notes if n not in first.notes]
-        first.runs += later.runs
-        first.seconds += later.seconds
-        first.cpu_seconds += later.cpu_seconds
-    return first
-
-
 def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
                       limits: Limits | Mapping[str, Any] | None = None, *, trusted: bool = False,
                       kept: bytes | None = None, numbers: StudentNumbers | None = None) -> VerificationResult:
@@ -128,8 +95,11 @@ def verify_submission(assignment_id: str, notebook_bytes: bytes, seed: int,
             calls.append((len(calls), call, check))
         per_check.append(ids)
     runnable = [(c.index, c.python) for c in cells if c.python is not None]
-    session = _isolated_sessions(runnable, calls, given, graded, assignment_id, limits, trusted, kept,
-                                 shown_numbers(checks, numbers))
+    # Task isolation: a composite's calls get the reference's helpers, and only once every helper's answer is back
+    session = run_session(runnable, [(i, call, check.task) for i, call, check in calls], given=given, graded=graded,
+                          assignment=assignment_id, limits=limits, kind=sandbox_kind(), trusted=trusted,
+                          helpers={c.task: c.helpers for c in checks if c.helpers}, kept=kept,
+                          numbers=shown_numbers(checks, numbers))
 
     verdicts, judged = {}, {}
     for check, ids in zip(checks, per_check):

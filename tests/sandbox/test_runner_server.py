@@ -99,9 +99,9 @@ def test_a_process_file_or_ipc_object_left_by_one_run_never_meets_the_next(serve
     assert others == {}, others
     assert not any("SPY-OF-A" in cmd for cmd in seen["procs"].values())
     assert seen["found"] == [] and seen["segment"] == -1 and seen["queue"] == -1, seen
-    # B's job directory holds B's job only: A's was emptied (its event FIFO included) before B's was written
-    assert set(seen["job"]) == {"given", "inputs.npz", "job.json", "events-2"}, seen["job"]
-    assert set(attack["job"]) == {"given", "inputs.npz", "job.json", "events-1"}, attack["job"]
+    # B's job directory holds B's job only: A's was emptied (its FIFOs included) before B's was written
+    assert set(seen["job"]) == {"given", "inputs.npz", "job.json", "events-2", "control-2"}, seen["job"]
+    assert set(attack["job"]) == {"given", "inputs.npz", "job.json", "events-1", "control-1"}, attack["job"]
 
 
 def test_a_run_that_dies_is_explained_and_the_next_run_is_forked_as_usual():
