@@ -29,7 +29,7 @@ from ..config import Course
 from ..notebook import model
 from ..notebook.numbers import GRADED_FILE
 from ..sandbox import memo
-from . import engines, explain, faults, verification
+from . import engines, explain, faults, schemas, verification
 from .admission import check_notebook, drop_empty_cells
 from .nbconfig import nbgrader_config
 
@@ -242,6 +242,8 @@ def _autograde(bundle: AssignmentBundle, job: Job, result: JobResult) -> bytes:
     root = Path(tempfile.gettempdir()) / f"autograder-{os.getpid()}-{threading.get_ident()}"
     url = f"sqlite:///{root / 'gradebook.db'}"
     engines.install()
+    schemas.install()
+    engines.disposable(url)
     engines.reset(url)
     shutil.rmtree(root, ignore_errors=True)
     # Private to the grader's user: it holds the gradebook (hidden tests) and a student's notebook, in a /tmp
