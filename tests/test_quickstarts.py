@@ -1,5 +1,5 @@
-"""The README's quick-starts (student, instructor, self-study) run as written, in a temporary copy
-of the repository (issue 6, "For the three kinds of user").
+"""The README's quick-starts (student, instructor, self-study; and turning per-student numbers on, issue 22) run
+as written, in a temporary copy of the repository (issue 6, "For the three kinds of user").
 
 README format: an HTML comment names the quick-start, and the next fenced block holds its
 commands::
@@ -39,7 +39,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
-KINDS = ("student", "instructor", "self-study")
+KINDS = ("student", "instructor", "self-study", "variants")
 TIMEOUT = int(os.environ.get("AUTOGRADER_QUICKSTART_TIMEOUT", "1200"))
 FRESH = os.environ.get("AUTOGRADER_QUICKSTART_FRESH") == "1"
 
@@ -173,7 +173,7 @@ def _venv_is_current(venv: Path) -> bool:
 _FOUND = parse_quickstarts(README.read_text(encoding="utf-8")) if README.exists() else {}
 
 
-def test_readme_has_the_three_quickstarts():
+def test_readme_has_every_quickstart():
     missing = [k for k in KINDS if k not in _FOUND]
     assert not missing, f"README.md lacks the quick-start blocks {missing}"
 

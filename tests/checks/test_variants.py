@@ -186,8 +186,9 @@ def _letters_verdict(grade_id, letters, numbers):
     return judge_with_numbers(CHECKS[grade_id], calls, [Outcome(value=letters)], numbers)
 
 
-def _shown_letters(printed: str, texts) -> tuple[str, ...]:
-    """The letters under which ``texts`` (one per question) are printed to the student, read off the printed options."""
+def shown_letters(printed: str, texts) -> tuple[str, ...]:
+    """The letters under which ``texts`` (one per question) are printed to the student, read off the printed options
+    (the hub test reads a notebook's printed output with it too)."""
     questions = printed.split("Question ")[1:]
     letters = []
     for block, text in zip(questions, texts, strict=True):
@@ -211,7 +212,7 @@ def test_each_student_sees_the_options_in_an_order_of_their_own_and_is_graded_th
         orders.add(mine.order)
         assert all(sorted(o) == list("abcd") for o in mine.order) and mine.order != ("abcd",) * len(right), mine
         printed = mine.describe()
-        letters = _shown_letters(printed, rights)
+        letters = shown_letters(printed, rights)
         shown_right.append(letters)
         numbers = StudentNumbers(sid, everyone[sid], everyone)
         verdict, flags = _letters_verdict(f"{task}_value", letters, numbers)
@@ -237,7 +238,7 @@ def test_a_wrong_option_seen_under_ones_own_letter_is_named_by_what_it_says():
     always = questions("02_scaling")[0].options[1]  # the lesson's b
     everyone = class_numbers(SECRET, COURSE, "02_scaling", IDS[:40])
     for sid in IDS[:40]:
-        letter = _shown_letters(everyone[sid][item].describe(), [always])
+        letter = shown_letters(everyone[sid][item].describe(), [always])
         verdict, _ = _letters_verdict("CONCEPTS_02_value", letter, StudentNumbers(sid, everyone[sid], everyone))
         assert verdict.misconception == "CONCEPTS_02.divisor_always", (sid, letter, verdict)
 

@@ -7,6 +7,8 @@ the numbers of the folder nbgrader collected the notebook from: alice and eve ge
 kernel's and the verification runner's ``grader.numbers`` gave eve her own numbers, not alice's),
 bob loses the values that are alice's with a flag naming her, carol is told she answered the
 lesson's example. Expected values are computed here from the drawn query and keys with ``math``.
+That class, graded once (:func:`graded`), also shows that the same submission, secret and id give the
+same verdicts at another seed of the run, and that grading it again with a wrong secret changes nothing.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import shutil
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from autograder import api, submissions, variants
@@ -70,13 +73,15 @@ def _submit(root: Path, sid: str, answers: dict[str, str], claim: str = "") -> N
     nbformat.write(nb, root / "submitted" / sid / AID / f"{AID}.ipynb")
 
 
-@pytest.mark.slow
-def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, monkeypatch):
-    root = _course(tmp_path)
+STUDENTS = ("alice", "bob", "carol", "eve")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The class of the module docstring, graded once: ``(course directory, run summary, results by student)``."""
+    root = _course(tmp_path_factory.mktemp("variants"))
     api.generate(root, [AID])
-    monkeypatch.setenv(SECRET_ENV, SECRET)
-    own = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM]
-           for sid in ("alice", "bob", "carol", "eve")}
+    own = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM] for sid in STUDENTS}
     order = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [CONCEPTS])[CONCEPTS]
              for sid in ("alice", "bob")}
     assert own["alice"] != own["bob"]
@@ -88,9 +93,21 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
     _submit(root, "bob", {**alice, "STOP_AND_TRY_SCORES": claim + alice["STOP_AND_TRY_SCORES"]})
     _submit(root, "carol", _answers(LESSON[ITEM]))    # the lesson's worked example, typed in
     _submit(root, "eve", {}, claim)    # the released solution, computed from grader.numbers, claiming alice's id
-    summary = api.grade(root, assignments=[AID], workers=1, progress=False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(SECRET_ENV, SECRET)
+        summary = api.grade(root, assignments=[AID], workers=1, progress=False)
     assert (summary.graded, summary.errors) == (4, []), summary.errors
     subs = {s["student_id"]: s for s in json.loads((root / "reports" / "results.json").read_text())["submissions"]}
+    return root, summary, subs
+
+
+@pytest.mark.slow
+def test_each_student_is_graded_on_the_numbers_of_their_own_folder(graded):
+    root, _, subs = graded
+    own = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [ITEM])[ITEM] for sid in STUDENTS}
+    order = {sid: variants.student_items(SECRET.encode(), "attention-arithmetic", sid, [CONCEPTS])[CONCEPTS]
+             for sid in ("alice", "bob")}
+    alice = {**_answers(own["alice"]), "CONCEPTS_02": f"CONCEPTS_02 = ({_letter(order['alice'])!r},)\n"}
     cells = {sid: {c["grade_id"]: c for c in s["cells"]} for sid, s in subs.items()}
     if not subs["alice"]["verified"]:
         pytest.skip("verification (the sandbox of issue 5) is not installed here")  # pragma: no cover
@@ -128,6 +145,54 @@ def test_each_student_is_graded_on_the_numbers_of_their_own_folder(tmp_path, mon
     assert not [f for f in subs["carol"]["flags"] if f["kind"] == "another student's numbers"]
     assert {g: s for (sid, g), s in grades(root).items() if sid == "alice" and g in VALUES} == {
         g: (1.0, False) for g in VALUES}
+
+
+@pytest.mark.slow
+def test_the_same_submission_secret_and_id_give_the_same_verdicts_at_another_seed(graded):
+    """Reproducible whatever the run's seed: the run drew every check's inputs from its own fresh seed; verified
+    again at another one, on the numbers derived afresh from the secret and the folder's id, alice's own answers
+    and bob's copy of them get the verdicts, messages and flags the run recorded, though the inputs differ."""
+    from autograder.checks import checks_for_assignment
+    from autograder.checks.core import check_rng
+    from autograder.checks.numbers import StudentNumbers
+    from autograder.sandbox import verify_submission
+
+    root, summary, subs = graded
+    other = (summary.seed + 2**30) % 2**31
+    (check,) = [c for c in checks_for_assignment(AID) if c.grade_id == "scale_scores_matches_reference"]
+    drawn = [[np.asarray(a).tobytes() for call in check.make_calls(check_rng(seed, check.grade_id)) for a in call.args]
+             for seed in (summary.seed, other)]
+    assert drawn[0] != drawn[1]  # the two seeds give the checks other inputs
+    everyone = variants.class_numbers(SECRET.encode(), "attention-arithmetic", AID, STUDENTS)
+    for sid in ("alice", "bob"):
+        notebook = (root / "submitted" / sid / AID / f"{AID}.ipynb").read_bytes()
+        again = verify_submission(AID, notebook, other, numbers=StudentNumbers(sid, everyone[sid], everyone))
+        recorded = {c["grade_id"]: c for c in subs[sid]["cells"] if not c["manual"]}
+        assert recorded and {g: (v.passed, v.misconception, None if v.passed else v.message)
+                             for g, v in again.verdicts.items() if g in recorded} == {
+            g: (c["passed"], c["misconception"], None if c["passed"] else c["message"]) for g, c in recorded.items()}
+        named = [(f["grade_id"], f["evidence"]) for f in again.flags if f["kind"] == "another student's numbers"]
+        assert named == [(f["grade_id"], f["evidence"]) for f in subs[sid]["flags"]
+                         if f["kind"] == "another student's numbers"]
+        assert bool(named) == (sid == "bob")
+
+
+@pytest.mark.slow
+def test_grading_again_with_a_wrong_secret_says_which_setting_and_changes_nothing(graded, monkeypatch, capsys):
+    """After a grading run (a gradebook, reports and a state log exist): ``autograder grade --force`` with another
+    course's secret exits 2 naming ``variants.fingerprint`` and leaves every file of the record as it was."""
+    from autograder import cli
+
+    root, _, _ = graded
+    record = [root / "gradebook.db", *sorted(p for p in (root / "reports").rglob("*") if p.is_file())]
+    before = {p: p.read_bytes() for p in record}
+    monkeypatch.setenv(SECRET_ENV, "another secret of some other course, 0123456789")
+    assert cli.main(["grade", AID, "--course", str(root), "--force", "--workers", "1", "--no-progress"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("autograder: refusing to grade: variants.fingerprint (course.yml): the secret in the "
+                           f"environment variable {SECRET_ENV} is not this course's"), said
+    assert len(before) > 3 and {p: p.read_bytes() for p in record} == before
+    assert sorted(p for p in (root / "reports").rglob("*") if p.is_file()) == record[1:]
 
 
 def test_a_classroom_course_without_its_secret_or_with_another_refuses_and_records_nothing(tmp_path, monkeypatch):

@@ -17,6 +17,10 @@ One session fixture, :func:`hub`, builds it and stops it:
 * **The instructor is not root**: the course directory, and an environment with this package installed,
   are the instructor's (mode 0700); the instructor's commands run as that user (:meth:`Hub.instructor`).
 * **The exchange** is a shared directory, mode 1777, as nbgrader's documentation asks.
+* **Each student their own numbers** (issue 22): the course has a ``variants:`` section and a roster. Its
+  secret is a file of the instructor's outside the course directory (mode 0600), as an instructor keeps it;
+  the instructor builds the student kit with the roster's numbers (``kit_numbers``) before the image gets
+  it. 01's per-student item is the order its concept questions' options are shown in.
 
 Everything lives in a fresh temporary directory that every user can traverse (a venv in a root-owned
 0700 home is unreadable to other users, and CI clones into an unknown folder). The student image and the
@@ -26,6 +30,7 @@ environment's packages hard-linked in; only third-party packages go into the stu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import pwd
@@ -56,6 +61,7 @@ from tests.multiuser import as_user, ensure_user
 INSTRUCTOR = "instructor"
 STUDENTS = ("alice", "bob")
 ASSIGNMENT = "01_scores_softmax"
+CONCEPTS = f"{ASSIGNMENT}/concepts"  # 01's per-student item: the order of its concept questions' options
 PROXY = Path(sys.prefix) / "hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy"
 START_TIMEOUT = 120.0
 MINOR = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -296,6 +302,7 @@ class Hub:
     passwords: dict[str, str]
     instructor_env: Path
     student_image: Path
+    secret_file: Path  # the course secret of per-student numbers: the instructor's, outside the course directory
     driver_token: str
     log: Path
     proc: subprocess.Popen = field(repr=False)
@@ -305,6 +312,12 @@ class Hub:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def order(self, student: str):
+        """``student``'s option order of 01's concept questions, derived here from the secret (as the grader does)."""
+        from autograder.variants import student_items
+
+        return student_items(self.secret_file.read_bytes().strip(), self.course_id, student, [CONCEPTS])[CONCEPTS]
 
     def log_tail(self, n: int = 80) -> str:
         try:
@@ -370,7 +383,8 @@ class Hub:
         does); returns ``{"stdout": ..., "error": ...}``. The kernel is shut down after."""
         kernel = self.request(f"user/{user}/api/kernels", method="POST", data={"name": "python3"})
         try:
-            return asyncio.run(asyncio.wait_for(self._execute(user, kernel["id"], code), timeout))
+            with ThreadPoolExecutor(1) as pool:  # a loop of its own: Playwright's sync API runs one in this thread
+                return pool.submit(asyncio.run, asyncio.wait_for(self._execute(user, kernel["id"], code), timeout)).result()
         finally:
             self.request(f"user/{user}/api/kernels/{kernel['id']}", method="DELETE")
 
@@ -407,6 +421,11 @@ class Hub:
                     return out
         finally:
             ws.close()
+            # the close handshake in this loop, which ends after it: else the socket is left open to the garbage
+            # collector (a ResourceWarning, an error in this suite, at the session's end)
+            with contextlib.suppress(asyncio.TimeoutError):
+                while await asyncio.wait_for(ws.read_message(), 10) is not None:
+                    pass
 
 
 def _chown_tree(path: Path, user: str) -> None:
@@ -415,17 +434,49 @@ def _chown_tree(path: Path, user: str) -> None:
         os.lchown(p, pw.pw_uid, pw.pw_gid)
 
 
-def _course(course: Path, exchange: Path) -> str:
-    """The instructor's course directory: course.yml (this exchange), nbgrader_config.py, the solutions of
-    the assignment in use. Returns the course id."""
+def right_letters(order) -> tuple[str, ...]:
+    """The letters under which ``order`` (a student's :class:`~autograder.checks.items.OptionOrder` of 01) shows
+    each question's right option: what that student answers."""
+    from autograder.checks.concepts import questions
+
+    return tuple("abcd"[shown.index(q.right)] for q, shown in zip(questions(ASSIGNMENT), order.order, strict=True))
+
+
+def draw_secret(course_id: str) -> bytes:
+    """A fresh secret as an instructor makes one (64 hex digits), drawn again (3 secrets in 64) while the lesson's,
+    alice's and bob's right letters are not three different answers: alice's letters must be wrong on the lesson's
+    order and bob's, where bob hands them in, for her points and his loss to say whose order grading used."""
+    from autograder.checks.items import LESSON
+    from autograder.variants import student_items
+
+    while True:
+        secret = secrets.token_hex(32).encode()
+        letters = {right_letters(LESSON[CONCEPTS])}
+        letters |= {right_letters(student_items(secret, course_id, s, [CONCEPTS])[CONCEPTS]) for s in STUDENTS}
+        if len(letters) == 1 + len(STUDENTS):
+            return secret
+
+
+def _course(course: Path, exchange: Path, secret_file: Path) -> str:
+    """The instructor's course directory: course.yml (this exchange; per-student numbers from ``secret_file``, whose
+    secret it writes, and the roster), nbgrader_config.py, the solutions of the assignment in use. Returns the
+    course id."""
+    from autograder.variants import fingerprint
+
     (course / "solutions").mkdir(parents=True)
     shutil.copytree(REPO / "solutions" / ASSIGNMENT, course / "solutions" / ASSIGNMENT,
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     shutil.copy2(REPO / "nbgrader_config.py", course)
-    text = (REPO / "course.yml").read_text()
-    text = re.sub(r"(?m)^exchange:.*\n(  .*\n)*", "", text)
-    (course / "course.yml").write_text(text + f"exchange:\n  root: {exchange}\n")
-    return re.search(r"(?m)^course_id:\s*(\S+)", text).group(1)
+    text = re.sub(r"(?m)^(exchange|variants|roster):.*\n(  .*\n)*", "", (REPO / "course.yml").read_text())
+    course_id = re.search(r"(?m)^course_id:\s*(\S+)", text).group(1)
+    secret = draw_secret(course_id)
+    secret_file.write_bytes(secret + b"\n")
+    secret_file.chmod(0o600)  # the grader refuses a secret every user of the host can read
+    (course / "roster.csv").write_text("student_id\n" + "".join(f"{s}\n" for s in STUDENTS))
+    (course / "course.yml").write_text(text + f"exchange:\n  root: {exchange}\n"
+                                              f"variants:\n  secret_file: {secret_file}\n"
+                                              f"  fingerprint: {fingerprint(secret)}\nroster: roster.csv\n")
+    return course_id
 
 
 def _student_home(home: Path, exchange: Path, course_id: str) -> None:
@@ -511,16 +562,17 @@ def hub() -> Hub:
         exchange.mkdir()
         exchange.chmod(0o1777)  # nbgrader's exchange: everyone writes, nobody removes another's files
         private.mkdir(mode=0o700)
-        course = private / "course"
-        course_id = _course(course, exchange)
+        course, secret_file = private / "course", private / "course.key"
+        course_id = _course(course, exchange, secret_file)
         instructor_env = make_env(private / "env", project=True)
         _chown_tree(private / "course", INSTRUCTOR)
+        os.chown(secret_file, pwd.getpwnam(INSTRUCTOR).pw_uid, pwd.getpwnam(INSTRUCTOR).pw_gid)
         os.chown(private, pwd.getpwnam(INSTRUCTOR).pw_uid, pwd.getpwnam(INSTRUCTOR).pw_gid)
         lap("instructor environment")
         hub = Hub(root=root, port=_free_port(), course_id=course_id, course=course, exchange=exchange,
                   homes={s: root / "home" / s for s in STUDENTS},
                   passwords={u: secrets.token_urlsafe(12) for u in (INSTRUCTOR, *STUDENTS)},
-                  instructor_env=instructor_env, student_image=root / "image",
+                  instructor_env=instructor_env, student_image=root / "image", secret_file=secret_file,
                   driver_token=secrets.token_hex(32), log=hub_dir / "hub.log", proc=None)
 
         settings = _hub_settings(hub, private / "jupyter")
@@ -532,8 +584,9 @@ def hub() -> Hub:
         env["PYTHONWARNINGS"] = "ignore"
         # The instructor prepares the course as themself: the gradebook and the release first (formgrader, in the
         # course service, opens the gradebook), then, while the hub starts (a student's server is spawned only
-        # when asked for), releases it and builds its student kit, and the hub's administrator builds the
-        # student image: third-party packages, then the kit's wheel.
+        # when asked for), releases it and builds its student kit (with the roster's numbers, from the secret only
+        # the instructor can read), and the hub's administrator builds the student image: third-party packages,
+        # then the kit's wheel.
         hub.instructor("autograder", "generate", ASSIGNMENT)
         with open(hub.log, "wb") as out:
             proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(hub_dir / "jupyterhub_config.py")],

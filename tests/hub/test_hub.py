@@ -7,18 +7,25 @@ as that student, and formgrader from the course's hub service as the instructor,
   (the kit's ``autograder.checks`` is the check machinery only: ``import autograder.checks`` itself works,
   by the kit's design, and ``autograder.checks.nb01_scores_softmax``, the registry ``CHECKS``, the judges,
   the grading, sandbox and catalogue packages fail), nor the reference of a graded or undue name; and
-  neither this repository's solutions and checks nor the instructor's course (solutions, gradebook) nor
-  the instructor's installed grader can be read.
+  neither this repository's solutions and checks nor the instructor's course (solutions, gradebook), the
+  course secret or the instructor's installed grader can be read; the kit in the image holds no secret.
 * ``test_a_course_on_the_hub``: alice logs in, fetches 01 in the Assignments tab, fills it in (the
-  solution's answers), runs Validate and submits; bob submits, from his own server, a notebook with one
-  typical mistake; the instructor collects and grades as their own non-root account (the warning says what
-  an account without a delegated control group loses), logs in, hand-grades the written answer in
-  formgrader (the course service), writes and releases feedback; alice fetches hers and sees her score
-  and no hidden test. The gradebook, ``grades.csv``, the class report and ``nbgrader export`` agree.
+  solution's answers, and the concept letters under which *her* order shows the right options), runs it
+  (her locked ``concepts_numbers`` cell prints her own order, by the JUPYTERHUB_USER the hub gave her
+  server), runs Validate and submits; bob, from his own server, sees his own order printed and submits a
+  notebook with one typical mistake and alice's concept letters; the instructor collects and grades as
+  their own non-root account, reading the secret from their own file (the warning says what an account
+  without a delegated control group loses), logs in, hand-grades the written answer in formgrader (the
+  course service), writes and releases feedback; alice fetches hers and sees her score and no hidden test.
+  Each submission is graded on the order of its folder's student: alice gets the concept point, bob, whose
+  order shows other options under her letters, does not. The gradebook, ``grades.csv``, the class report
+  (its item analysis counts the students right on their own order), the released feedback and ``nbgrader
+  export`` agree.
 """
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 import pwd
@@ -32,14 +39,19 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.browser.conftest import LabPage
+from autograder.checks.concepts import questions
+from autograder.checks.items import LESSON
+from tests.browser.conftest import CURRENT, LabPage
 from tests.browser.nbtools import REPO, SCREENSHOTS, completed_notebook
+from tests.checks.test_variants import shown_letters
 
-from .conftest import ASSIGNMENT, INSTRUCTOR, Hub
+from .conftest import ASSIGNMENT, CONCEPTS, INSTRUCTOR, Hub, right_letters
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 WRITTEN = "SOFTMAX_NOT_ARGMAX_WHY"  # 01's hand-graded answer (1 point)
+CONCEPTS_TASK = "CONCEPTS_01"  # 01's concept questions: one letter each, on the student's own order of the options
+NUMBERS_CELL = "concepts_numbers"  # the locked cell that prints that order (CONCEPT_ORDER = grader.numbers(...))
 BOB_WHY = "Argmax picks one key, softmax gives every key some weight."
 HAND = {"alice": (1, "Right: argmax has no gradient to learn from."),
         "bob": (0, "Say what training needs from the output.")}
@@ -95,6 +107,7 @@ def test_a_students_kernel_holds_no_grader(hub: Hub):
         "course solutions": hub.course / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
         "course gradebook": hub.course / "gradebook.db",
         "instructor's grader": next((hub.instructor_env / "lib").glob("python*/site-packages/autograder/checks/__init__.py")),
+        "course secret": hub.secret_file,
     }
     for label, path in paths.items():  # each exists: unreadable must mean hidden, not missing
         assert path.is_file(), (label, path)
@@ -119,6 +132,11 @@ def test_a_students_kernel_holds_no_grader(hub: Hub):
         assert found[name] == "ImportError", (name, found)
     for label in paths:
         assert found[label] in ("FileNotFoundError", "PermissionError"), (label, found)
+    # the kit's numbers are derived from the secret by the instructor: the secret itself never reaches the image
+    secret = hub.secret_file.read_bytes().strip()
+    kit = [p for top in ("autograder", "attention_ref")
+           for p in next(hub.student_image.glob(f"lib/python*/site-packages/{top}")).rglob("*") if p.is_file()]
+    assert any(p.name == "numbers.json" for p in kit) and not [p for p in kit if secret in p.read_bytes()]
 
 
 # ------------------------------------------------------------------------------------------ the semester
@@ -171,10 +189,18 @@ def _row(page, listing: str, button: str):
     return page.locator(f"#{listing} .list_item", has_text=ASSIGNMENT).get_by_role("button", name=button)
 
 
-def _alices_work(path: Path) -> None:
-    """The solutions' answers in alice's fetched notebook (its metadata kept), owned by alice."""
+def _letters_answer(letters) -> str:
+    """The concept answer typed as letters (the solution computes it from ``CONCEPT_ORDER``)."""
+    return f"{CONCEPTS_TASK} = {tuple(letters)!r}\n"
+
+
+def _alices_work(path: Path, letters) -> None:
+    """The solutions' answers in alice's fetched notebook (its metadata kept), the concept letters typed as
+    ``letters``, owned by alice."""
     nb = completed_notebook(ASSIGNMENT)
     nb.metadata = nbformat.read(path, as_version=4).metadata
+    (cell,) = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == CONCEPTS_TASK]
+    cell.source = _letters_answer(letters)
     nbformat.write(nb, path)
     pw = pwd.getpwnam("alice")
     os.chown(path, pw.pw_uid, pw.pw_gid)
@@ -189,15 +215,44 @@ def _bobs_mistake():
                 and v.task == "softmax" and not v.also_fails)
 
 
-def _bobs_work(fetched: dict, mistake):
-    """bob's notebook: every answer right but ``mistake``, and his own written answer."""
+def _bobs_work(fetched: dict, mistake, letters):
+    """bob's notebook: every answer right but ``mistake``, the concept letters ``letters`` (a classmate's), and his
+    own written answer."""
     from autograder.submissions import fill
     from autograder.synthetic import load_course_notebooks
 
     (course_nb,) = load_course_notebooks(REPO, [ASSIGNMENT])
-    nb = fill(course_nb.release, {**course_nb.answers, **mistake.answers, **{g: BOB_WHY for g in course_nb.written}})
+    nb = fill(course_nb.release, {**course_nb.answers, **mistake.answers, CONCEPTS_TASK: _letters_answer(letters),
+                                  **{g: BOB_WHY for g in course_nb.written}})
     nb.metadata = nbformat.from_dict(fetched["metadata"])
     return nb
+
+
+def _cell_index(nb, grade_id: str) -> int:
+    (index,) = [i for i, c in enumerate(nb["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
+    return index
+
+
+def _run_numbers_cell(page, nb) -> str:
+    """In the open notebook ``nb``: run its given cell, then its locked ``concepts_numbers`` cell (as a student does,
+    one cell after another: Run All took 6 s more here); what the latter prints."""
+    index = _cell_index(nb, NUMBERS_CELL)
+    page.evaluate("""async (indices) => {
+        const app = window.jupyterapp, notebook = app.shell.currentWidget.content;
+        for (const i of indices) { notebook.activeCellIndex = i; await app.commands.execute('notebook:run-cell'); }
+    }""", [_cell_index(nb, "given"), index])
+    output = page.locator(f"{CURRENT} .jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea-output")
+    output.first.wait_for(timeout=60_000)
+    return "\n".join(output.all_inner_texts())
+
+
+def _printed_order(hub: Hub, user: str, fetched: dict) -> str:
+    """What the fetched notebook's given cell and its locked ``concepts_numbers`` cell print in a kernel of
+    ``user``'s own server."""
+    code = "\n".join(fetched["cells"][_cell_index(fetched, g)]["source"] for g in ("given", NUMBERS_CELL))
+    ran = hub.execute(user, code)
+    assert ran["error"] is None, ran
+    return ran["stdout"]
 
 
 def _submit_from_server(hub: Hub, user: str, work) -> None:
@@ -247,6 +302,16 @@ def _manual(course: Path, sid: str):
     return (None, None) if row is None else (row[0], row[1])
 
 
+def _gradebook_cell(course: Path, sid: str, grade_id: str) -> float:
+    """``sid``'s auto score of the cell ``grade_id`` in the gradebook."""
+    with closing(sqlite3.connect(course / "gradebook.db")) as con:
+        (score,) = con.execute(
+            "SELECT g.auto_score FROM grade g JOIN base_cell bc ON g.cell_id = bc.id "
+            "JOIN submitted_notebook sn ON g.notebook_id = sn.id JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
+            "WHERE sa.student_id = ? AND bc.name = ?", (sid, grade_id)).fetchone()
+    return score
+
+
 def _gradebook_scores(course: Path) -> dict[str, float]:
     with closing(sqlite3.connect(course / "gradebook.db")) as con:
         rows = con.execute(
@@ -263,9 +328,12 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
     def lap(name: str) -> None:
         laps[name] = round(time.monotonic() - t0 - sum(laps.values()), 1)
 
+    orders = {sid: hub.order(sid) for sid in HAND}  # each student's own, derived from the secret as grading does
+    letters = {sid: right_letters(order) for sid, order in orders.items()}
+    printed: dict[str, str] = {}
     people = People(hub, hub_browser)
     try:
-        # alice, in the browser: log in, fetch, work, Validate, submit.
+        # alice, in the browser: log in, fetch, work, run it (her order is printed), Validate, submit.
         hub.start_server("alice")
         alice = people.login("alice", "/user/alice/lab")
         alice.wait_for_selector("#jp-main-dock-panel .lm-TabBar-tab", timeout=120_000)
@@ -275,8 +343,10 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
         _row(alice, "released_assignments_list", "Fetch").click()
         _row(alice, "fetched_assignments_list", "Submit").wait_for(timeout=60_000)
         people.shot(alice, "alice-fetched")
-        _alices_work(hub.homes["alice"] / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+        fetched_path = hub.homes["alice"] / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        _alices_work(fetched_path, letters["alice"])
         lab.open_notebook(f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb")
+        printed["alice"] = _run_numbers_cell(alice, nbformat.read(fetched_path, as_version=4))
         alice.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-NotebookPanel-toolbar").get_by_text(
             "Validate", exact=True).click()
         dialog = alice.locator(".jp-Dialog")
@@ -294,10 +364,16 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
         assert validated == ("Validation Results", "Success! Your notebook passes all the tests."), validated
         lap("alice")
 
-        # bob, from his own server (what the Assignments tab calls): one typical mistake.
+        # bob, from his own server (what the Assignments tab calls): his order printed there; one typical mistake,
+        # and alice's concept letters.
         hub.start_server("bob")
         mistake = _bobs_mistake()
-        _submit_from_server(hub, "bob", lambda fetched: _bobs_work(fetched, mistake))
+
+        def bobs_work(fetched):
+            printed["bob"] = _printed_order(hub, "bob", fetched)
+            return _bobs_work(fetched, mistake, letters["alice"])
+
+        _submit_from_server(hub, "bob", bobs_work)
         lap("bob")
 
         # The instructor, as their own account: collect and grade.
@@ -328,7 +404,7 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
         assert "Model answer (instructor only)" in texts["alice"]
         lap("formgrader")
         hub.instructor("autograder", "feedback")
-        report = hub.instructor("autograder", "report", "--no-html").stdout
+        report = hub.instructor("autograder", "report").stdout
         hub.instructor("nbgrader", "release_feedback", ASSIGNMENT)
         hub.instructor("nbgrader", "export", "--to", "export.csv")
         lap("feedback, report, release, export")
@@ -371,8 +447,33 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
     assert (auto_max, points["markdown"]) == (points["code"], 1), points
     assert results["alice"]["score"] == auto_max + HAND["alice"][0]
     lost = {g: c for g, c in cells["bob"].items() if not c["manual"] and c["score"] < c["max_score"]}
-    assert {c["task"] for c in lost.values()} == {mistake.task}, lost  # one mistake costs its own task only
+    # his mistake costs its own task only, alice's letters the concept value only (their form is right)
+    assert {c["task"] for c in lost.values()} == {mistake.task, CONCEPTS_TASK}, lost
+    assert [g for g, c in lost.items() if c["task"] == CONCEPTS_TASK] == [f"{CONCEPTS_TASK}_value"], lost
     assert results["bob"]["score"] == auto_max - sum(c["max_score"] for c in lost.values()) + HAND["bob"][0]
+
+    # Each student's own order: printed by their own server, as the hub names them, and different ...
+    for sid in HAND:
+        assert f"your own numbers (student {sid}, from JUPYTERHUB_USER)" in printed[sid], printed[sid]
+        assert orders[sid].describe() in printed[sid], (sid, printed[sid])
+    assert orders["alice"] != orders["bob"] and letters["alice"] != letters["bob"]
+    # ... alice's letters are the right options as her notebook printed them, and the lesson's letters are not ...
+    rights = [q.options["abcd".index(q.right)] for q in questions(ASSIGNMENT)]
+    assert shown_letters(printed["alice"], rights) == letters["alice"] != right_letters(LESSON[CONCEPTS])
+    # ... and grading took each submission's order from its folder: the graded kernel printed its student's
+    # (the job's graded.json), alice got the point on her letters, bob not on hers, his wrong option named
+    for sid in HAND:
+        graded = nbformat.read(hub.course / "autograded" / sid / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+        out = "".join(o.get("text", "") for o in graded.cells[_cell_index(graded, NUMBERS_CELL)].outputs)
+        assert f"the numbers of student {sid} (graded)" in out and orders[sid].describe() in out, (sid, out)
+    concept = {sid: cells[sid][f"{CONCEPTS_TASK}_value"] for sid in HAND}
+    assert (concept["alice"]["score"], concept["bob"]["score"]) == (concept["alice"]["max_score"], 0), concept
+    first = next(i for i, (a, b) in enumerate(zip(letters["alice"], letters["bob"])) if a != b)
+    picked = orders["bob"].lesson_letter(first, letters["alice"][first])  # what bob's order shows under her letter
+    assert concept["bob"]["misconception"] == f"{CONCEPTS_TASK}.{questions(ASSIGNMENT)[first].wrong[picked][0]}"
+    assert not [f for f in results["bob"]["flags"] if f["kind"] == "another student's numbers"]  # 4 letters: chance
+    assert {sid: _gradebook_cell(hub.course, sid, f"{CONCEPTS_TASK}_value") for sid in HAND} == {
+        sid: c["score"] for sid, c in concept.items()}
 
     with open(hub.course / "export.csv", newline="") as fh:
         export = {r["student_id"]: float(r["score"]) for r in csv.DictReader(fh) if r["assignment"] == ASSIGNMENT}
@@ -389,6 +490,12 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
                                                 auto_max + 1], report
     assert results["bob"]["score"] < results["alice"]["score"]
     assert re.search(rf"{ASSIGNMENT}\s+hand-graded 1 of 2 points\s+needs manual grading: 0", report), report
+    # its item analysis counts the students right on their own order, and names bob's wrong option
+    items = (hub.course / "reports" / "report.html").read_text().split('id="items"')[1].split("</section>")[0]
+    _, row = items.split(f"<code>{CONCEPTS_TASK}_value</code>")
+    row = row.split("</tr>")[0]
+    assert "own numbers" in row and "1 of 2 on their own" in row, row
+    assert f"{concept['bob']['misconception']} &times;1" in row, row
 
     # alice's feedback: her score and comment, nothing of the tests.
     assert re.search(r"Feedback for <strong>alice</strong>", feedback)
@@ -400,3 +507,12 @@ def test_a_course_on_the_hub(hub: Hub, hub_browser):
     assert len(released) == len(HAND)  # every page release_feedback published, bob's too
     for path in released:
         assert not any(text in path.read_text() for text in FORBIDDEN), path
+    # the released pages give each student the concept points grading gave, and bob what his letters chose
+    pages = {re.search(r"Feedback for <strong>(\w+)</strong>", p.read_text()).group(1): p.read_text() for p in released}
+    for sid in HAND:
+        task = re.search(rf"<code>{CONCEPTS_TASK}</code></td><td class=\"num\">(\d+)/(\d+)</td>\s*"
+                         rf"<td class=\"num\">(\S+) / (\S+)</td>", pages[sid])
+        mine = [c for c in cells[sid].values() if c["task"] == CONCEPTS_TASK]
+        assert task and [float(x) for x in task.groups()] == [
+            sum(c["passed"] for c in mine), len(mine), sum(c["score"] for c in mine), sum(c["max_score"] for c in mine)]
+    assert concept["bob"]["message"] in html.unescape(re.sub(r"<[^>]+>", "", pages["bob"])), concept["bob"]
