@@ -1,8 +1,8 @@
 """Start the sandbox runner, watch it, enforce the limits, and restart it past a cell or task that hangs or kills it.
 
-Under bubblewrap each run is forked from the worker's warm runner sandbox (:mod:`.runner_server`);
-a measured run (06's memory check, :mod:`.measure`) and the subprocess fallback start a fresh
-runner process.
+Under bubblewrap each run is forked from the worker's warm runner sandbox (:mod:`.runner_server`),
+a measured run (06's memory check, :mod:`.measure`) too where the kernel lets it copy the pages it
+shares first; the subprocess fallback starts a fresh runner process.
 
 What the sandbox is (its two kinds, binds and limits) is in :mod:`.command`; the frames the
 runner sends are followed by :mod:`.frames`.
@@ -29,7 +29,7 @@ from .command import (CORE, KEEP_STDOUT, NOBODY, RUNNER, STARTUP_SECONDS, Limits
                       _drop_to_nobody_possible, _env, _font_caches, rlimits, sandbox_kind, site_paths)
 from .frames import _describe_exit, _read_frames, _Run
 from .given import write_given_package
-from .measure import MEASURED_MALLOC, UNAVAILABLE, MeasuredCall, is_measured
+from .measure import MEASURED_MALLOC, UNAVAILABLE, MeasuredCall, is_measured, pages_can_be_owned
 
 
 class _Spawned:
@@ -85,13 +85,14 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
     """Run the runner once; returns (how it ended, return code, the first bytes of its stdout/stderr).
 
     How it ended: ``done``, ``timeout`` (cell or call limit, at ``run.where``), ``wall``, ``stopped``
-    (protocol violation, killed) or ``exited`` (the process ended before ``done``). A measured run
-    (``run.measure``) also gets the pipe the runner waits on for the grader (``measure.py``); it and
-    the subprocess fallback start a fresh process, every other run is forked warm (``runner_server.py``).
+    (protocol violation, killed) or ``exited`` (the process ended before ``done``). The subprocess fallback
+    starts a fresh process, and so does a measured run (``run.measure``, ``measure.py``) where it cannot be
+    forked (:func:`_forks_measured`); every other run is forked warm (``runner_server.py``).
     """
-    # A measured run is a fresh process: a forked one copies the zygote's pages as it writes them (7 MiB of
-    # them in the cells of test_hostile_memory's notebook), charged to its group as memory the notebook holds.
-    fresh = kind == "subprocess" or run.measure is not None
+    # A measured run is forked too where it can first copy every page it shares with the zygote (measure.py's
+    # pages_can_be_owned): else the pages its cells write would be copied then (7 MiB of them in the cells of
+    # test_hostile_memory's notebook), charged to its group as memory the notebook holds.
+    fresh = kind == "subprocess" or (run.measure is not None and not _forks_measured(kind))
     control = os.pipe() if fresh else None  # the pipe the runner waits on (a forked run's is the sandbox's FIFO)
     scratch = tempfile.mkdtemp(prefix="scratch-", dir=job_dir.parent) if kind == "subprocess" else "/tmp"
     group = cgroup.Group(pids=limits.pids, memory_bytes=int(limits.memory_mb) << 20)
@@ -147,6 +148,11 @@ def _run_once(kind: str, job_dir: Path, limits: Limits, run: _Run, deadline: flo
         # The sandbox's pid 1, which nothing inside can kill, died: the host's doing (the job is graded again).
         raise SandboxError("the verification sandbox's fork server ended during a run")
     return ended, returncode, kept.decode("utf-8", "replace")
+
+
+def _forks_measured(kind: str) -> bool:
+    """Whether a measured run of sandbox ``kind`` is forked from the warm runner sandbox (see :func:`_run_once`)."""
+    return kind != "subprocess" and pages_can_be_owned()
 
 
 def _start(kind, job_dir: Path, limits: Limits, scratch: str, write_fd: int, drop: bool, group,
@@ -373,7 +379,8 @@ def _measured_run(session: "_Session", job_dir: Path, call_id: int, call: Call, 
     # pyplot is imported before the grader reads what the bare runner holds (a forked run has it from the
     # zygote), so that it does not count as memory the notebook holds.
     (job_dir / "job.json").write_text(json.dumps(dict(session.job_spec(), calls=[], measured=True, preload_pyplot=True,
-                                                      mallopt=MEASURED_MALLOC, **names)))
+                                                      mallopt=MEASURED_MALLOC, own_pages=_forks_measured(session.kind),
+                                                      **names)))
     # Its array arguments are not sent back (the check judges the answer only), and the runner's peak is not asked for.
     answer_only = dataclasses.replace(call, args=(), kwargs={}, measure_peak=False)
     run = _Run(pending=[call_id], cell_indices=session.cell_indices - session.skip, calls={call_id: answer_only},
