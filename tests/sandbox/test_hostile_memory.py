@@ -200,6 +200,25 @@ def test_every_correct_blockwise_answer_keeps_full_marks(variant, seed):
     assert result.flags == []
 
 
+#: The attacks of every kind of verdict, for the measured run of a host whose kernel cannot copy pages on request.
+FRESH_ATTACKS = ("delegation", "mmap_table", "preallocate_then_free_large", "setsid_child", "tracemalloc_stop")
+
+
+@needs_measurement
+def test_where_pages_cannot_be_owned_the_measured_run_is_a_fresh_process_with_the_same_verdicts(monkeypatch):
+    """Before Linux 5.14 (no MADV_POPULATE_WRITE) the measured run is a fresh runner process, not forked: the
+    solution keeps every point and each kind of attack still scores nothing on memory."""
+    fresh = []
+    start = launch_module._start
+    monkeypatch.setattr(launch_module, "_forks_measured", lambda kind: False)
+    monkeypatch.setattr(launch_module, "_start", lambda *a, **k: fresh.append(1) or start(*a, **k))
+    assert {g for g, v in _verify({}, 5).verdicts.items() if not v.passed} == set()
+    assert fresh == [1]  # the measured run, and no other
+    for attack in FRESH_ATTACKS:
+        memory = _verify({"blockwise_attention": ATTACKS[attack]}, 11).verdicts[MEMORY]
+        assert memory.passed is False and memory.misconception in EXPECTED[attack], (attack, memory.message)
+
+
 @needs_measurement
 def test_the_bound_leaves_far_less_room_than_the_table():
     """What a cheater can free and use together stays well below the table, and an honest call well inside."""
