@@ -317,32 +317,31 @@ def _own_shared_pages():
     A fork shares the zygote's pages until either writes one; each page the notebook's cells would write
     (reference counts of the modules' objects, above all) is copied then, and charged to the run's group as
     memory the notebook holds (about 5 MiB in 06's cells). Copied here, it is part of the bare process.
-    ``madvise(MADV_POPULATE_WRITE)`` copies without writing, only the pages that are there (``/proc/self/pagemap``:
-    a page never touched stays untouched). The grader asks for this only where the kernel has it (Linux 5.14).
+    ``madvise(MADV_POPULATE_WRITE)`` copies without writing, over the resident spans (``mincore``: a page never
+    touched stays untouched) of the private writable mappings. The grader asks for this only where the kernel
+    has it (Linux 5.14).
     """
     import ctypes
-    from array import array
 
     page = os.sysconf("SC_PAGE_SIZE")
-    madvise = ctypes.CDLL(None, use_errno=True).madvise
-    madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    libc.mincore.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p)
     with open("/proc/self/maps") as f:
         private = [line.split()[0] for line in f if line.split()[1][:2] == "rw" and line.split()[1][3] == "p"]
-    pagemap = os.open("/proc/self/pagemap", os.O_RDONLY)
-    try:
-        for span in private:
-            start, end = (int(x, 16) for x in span.split("-"))
-            entries = array("Q", os.pread(pagemap, 8 * ((end - start) // page), 8 * (start // page)))
-            run = None
-            for i, entry in enumerate([*entries, 0]):
-                if entry >> 63 and run is None:
-                    run = i
-                elif not entry >> 63 and run is not None:
-                    # a span the kernel will not populate stays shared: only the notebook's allowance is less
-                    madvise(start + run * page, (i - run) * page, _MADV_POPULATE_WRITE)
-                    run = None
-    finally:
-        os.close(pagemap)
+    for span in private:
+        start, end = (int(x, 16) for x in span.split("-"))
+        resident = ctypes.create_string_buffer((end - start) // page)
+        if libc.mincore(start, end - start, resident) != 0:
+            continue
+        run = None
+        for i, flag in enumerate([*resident.raw, 0]):
+            if flag & 1 and run is None:
+                run = i
+            elif not flag & 1 and run is not None:
+                # a span the kernel will not populate stays shared: only the notebook's allowance is less
+                libc.madvise(start + run * page, (i - run) * page, _MADV_POPULATE_WRITE)
+                run = None
 
 
 _MADV_POPULATE_WRITE = 23  # <linux/mman.h>

@@ -177,7 +177,7 @@ def test_a_delegated_subtree_bounds_trees_and_runs_the_memory_check(course06, de
     assert all(f"{c} in {g}" in note for c, g in delegated.items()) and f"(delegated to {TEACHER})" in note
     honest = _results(course)[HONEST]
     cells = {c["grade_id"]: c for c in honest["cells"]}
-    assert cells[MEMORY]["score"] == cells[MEMORY]["max_score"] > 0
+    assert cells[MEMORY]["score"] == cells[MEMORY]["max_score"] > 0, (cells[MEMORY], honest["flags"])
     assert all(c["score"] == c["max_score"] for c in cells.values() if not c.get("manual")), cells
     assert honest["flags"] == []
 
