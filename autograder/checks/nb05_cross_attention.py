@@ -1,7 +1,6 @@
 """Checks of 05_cross_attention: self_attention (with causal) and cross_attention (with source padding)."""
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
@@ -302,9 +301,6 @@ CROSS_RAISING = (
 )
 
 
-_MASK_SHAPE = re.compile(r"mask of shape \(([0-9, ]*)\)")
-
-
 def _padding_errors(calls, outcomes):
     """Name what the errors of the calls with ``enc_lengths`` say, where every such call raises it and every call
     without lengths gets an answer: the array of lengths asked for its truth (numpy's own words), or a padding mask
@@ -319,10 +315,7 @@ def _padding_errors(calls, outcomes):
                           "more than one element is ambiguous): your code asks whether the array of lengths is true "
                           "(an `if`, `and`, `or` or `not` on it), which an array of several numbers cannot answer. "
                           "What decides is whether enc_lengths was given at all.", "cross_attention.lengths_truth_test")
-    shapes = []
-    for (call, _), error in zip(with_lengths, errors):
-        found = _MASK_SHAPE.search(error)
-        shapes.append(tuple(int(x) for x in found.group(1).replace(" ", "").split(",") if x) if found else None)
+    shapes = [raised.mask_shape(error) for error in errors]
     if all(shape is not None and shape == (len(call.kwargs["enc_lengths"]), 1, 1, call.args[1].shape[-2])
            for (call, _), shape in zip(with_lengths, shapes)):
         raise CheckFailed(f"your padding mask reaches attention with shape {shapes[0]}, (batch, 1, 1, n_enc): one axis of "
