@@ -495,7 +495,7 @@ def _judge_masked(call, outcome, what=""):
             # the unmasked scores come from a softmax taken before masking, renormalised with a fallback, as much as
             # from an explicit fallback to every key; the underflow probe of masked_large_scores tells the first)
             if empty.any() and expect.allclose(weights[~empty], ref_w[~empty], rtol, atol):
-                unmasked = np.broadcast_to(ref.softmax(Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k := Q.shape[-1])),
+                unmasked = np.broadcast_to(ref.softmax(Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])),
                                            ref_w.shape)
                 if expect.allclose(weights[empty], unmasked[empty], rtol, atol):
                     raise CheckFailed("rows with at least one allowed key are right, but a query whose keys are all "
