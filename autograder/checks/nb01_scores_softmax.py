@@ -73,7 +73,8 @@ def _dot_candidates(q, k):
     """``(value, misconception, message)`` of the usual dot-product mistakes on one pair of vectors."""
     with np.errstate(all="ignore"):
         yield float(np.sum(q) * np.sum(k)), "dot_product.product_of_sums", \
-            "you multiplied the sum of q by the sum of k; multiply matching entries first, then add the products."
+            "you multiplied the sum of q by the sum of k: that mixes every entry of q with every entry of k, where " \
+            "the dot product pairs each entry only with its match."
         yield float(np.sum(q + k)), "dot_product.adds_entries", \
             "you added matching entries; the dot product multiplies them, then adds the products."
         yield float(np.mean(q * k)), "dot_product.mean", \
@@ -89,8 +90,8 @@ def _dot_candidates(q, k):
                      f"direction of {name} (a projection), which no longer grows with the length of {name}; the "
                      "score is the plain dot product.")
         yield float(np.linalg.norm(q) * np.linalg.norm(k)), "dot_product.norms", \
-            "you multiplied the lengths of the vectors; the dot product also depends on their angle: multiply " \
-            "matching entries and add the products."
+            "you multiplied the lengths of the vectors; the dot product also depends on their angle (vectors at a " \
+            "right angle score 0, opposing ones below 0)."
         yield float(q[:-1] @ k[:-1]), "dot_product.skips_entry", \
             "your sum leaves out the last pair of entries (a range that stops one early): every pair of matching " \
             "entries counts."
@@ -149,8 +150,8 @@ def _judge_dot(calls, outcomes, describe, tol):
             mistake = _dot_mistake(calls, outcomes, tol)
             if mistake is not None:
                 raise mistake
-            raise CheckFailed(f"the dot product of {describe(q, k)} is off: multiply matching entries and add the "
-                              "results.", "wrong_values")
+            raise CheckFailed(f"the dot product of {describe(q, k)} is off: check how your code combines each pair "
+                              "of matching entries, and how it puts the pairs together.", "wrong_values")
 
 
 @checks.add("dot_product", "seed_example", "the seeds' query (1, 0) against keys (1, 0), (0, 1), (0.5, 0.5), (-1, 0)",
@@ -559,7 +560,8 @@ def _judge_average(call, outcome, what="your output"):
         diagnoses.append((np.swapaxes(weights, -1, -2) @ V, "weighted_average.transposed_weights",
                           "you used the columns of the weights: row i of the weights belongs to query i."))
     expect.close(out, ref.weighted_average(weights, V), what, dtype=np.result_type(weights, V), diagnoses=diagnoses,
-                 generic="does not match: row i is the sum over keys j of weights[i, j] times value j.")
+                 generic="does not match the weighted average of the values: each query's row of weights says how "
+                         "much of each key's value goes into that query's output.")
 
 
 @checks.add("weighted_average", "seed_example",

@@ -333,7 +333,7 @@ def _cost_candidates(kind, n, d, h):
         yield (right_params, right_macs + n * n * h), "score_costs.counts_tanh", \
             "your additive multiply-adds count one operation more for each hidden unit of every pair (n^2 h in " \
             "all): the tanh of a hidden unit, or the addition of its two projections, neither of which is a " \
-            "multiply-add (v's weighing of the units is the one per-pair multiply-add)."
+            "multiply-add."
     if kind == "dot":
         yield (right_params, right_macs + n * n), "score_costs.counts_scaling", \
             "your dot multiply-adds count one operation more for every query-key pair (n^2 in all), such as the " \
