@@ -524,16 +524,45 @@ def _probed(make):
     return lambda rng: [*batching.with_first_sequences(make(rng), CORE, MASK_CORE), scale_probe(rng)]
 
 
+def _with_query_axis(call, outcome) -> str | None:
+    """How the outcome of a masked call shows a mask given one more axis of length 1 before its keys: ``"said"`` where
+    the given attention refuses the mask at that shape (its own words), ``"shape"`` where the weights and output have
+    the shape that mask broadcasts the scores to (a helper that does not check the mask lets it through, as the
+    instructor's apply_mask in the student kit does), ``"raised"`` where that mask cannot broadcast against the
+    scores and the call raised a ValueError; None where the outcome shows no such mask."""
+    Q, K, V = call.args[:3]
+    passed = np.shape(call.kwargs["mask"])
+    inserted = passed[:-1] + (1,) + passed[-1:]
+    scores = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]) + (Q.shape[-2], K.shape[-2])
+    if outcome.error is not None:
+        if raised.mask_shape(outcome.error) == inserted:
+            return "said"
+        try:
+            np.broadcast_shapes(inserted, scores)
+        except ValueError:
+            return "raised" if outcome.error.startswith("ValueError") else None
+        return None
+    try:
+        spread = np.broadcast_shapes(inserted, scores)
+        out, weights = expect.pair(outcome, call)
+    except (ValueError, CheckFailed):
+        return None
+    batch = spread[:-1]
+    return "shape" if spread != scores and weights.shape == spread and out.shape == batch + (V.shape[-1],) else None
+
+
 def _query_axis_added(calls, outcomes):
-    """Fail naming it when every call with a mask fails where the given attention refuses a mask of the passed mask's
-    shape with an axis of length 1 inserted before its keys (a query axis added to a mask that has one), and every
-    call without a mask gets an answer."""
+    """Fail naming it when every call with a mask shows a mask of the passed mask's shape with an axis of length 1
+    inserted before its keys (a query axis added to a mask that has one: :func:`_with_query_axis`), some call shows
+    its shape (refused in the given attention's words, or broadcast into the output), and every call without a mask
+    gets an answer."""
     masked = [(c, o) for c, o in zip(calls, outcomes) if c.kwargs.get("mask") is not None]
     if not masked or any(o.error is not None for c, o in zip(calls, outcomes) if c.kwargs.get("mask") is None):
         return
-    shapes = [(np.shape(c.kwargs["mask"]), raised.mask_shape(o.error)) for c, o in masked]
-    if all(got is not None and got == passed[:-1] + (1,) + passed[-1:] for passed, got in shapes):
-        passed, got = shapes[0]
+    shown = [_with_query_axis(c, o) for c, o in masked]
+    if None not in shown and {"said", "shape"} & set(shown):
+        passed = np.shape(masked[0][0].kwargs["mask"])
+        got = passed[:-1] + (1,) + passed[-1:]
         raise CheckFailed(f"a mask of shape {passed} reaches the given attention as {got}: your code adds an axis of "
                           "length 1 in front of the keys, a query axis, to a mask that already has one (a causal mask "
                           "(n_q, n_k), a padding mask (batch, 1, n_k)). The mask passed in lines up with the scores as "
@@ -616,6 +645,7 @@ def _(calls, outcomes):
                                _sdpa(_qkv(rng, 3, 5, 3, 2), _float_mask(rng, (3, 5))), scale_probe(rng)])
 def _(calls, outcomes):
     # calls: the float32 call and its first sequence, then two more calls that only must leave their inputs alone
+    _query_axis_added(calls, outcomes)
     judge_attentions(calls, outcomes, 1, lambda calls, outcomes: batching.judge_with_first_sequences(
         calls[:2], outcomes[:2], 1, CORE, _judge_masked, "attention.fixed_axes",
         batched_mistakes=frozenset({"attention.batched_transpose"}), keywords=MASK_CORE))
