@@ -91,3 +91,23 @@ def score_asymmetry(X, W_q, W_k):
             source="seed 000: the scores are q_i . k_j = x_i W_q (x_j W_k)^T; the question is about the scores of the "
                    "positions, not about the d x d product of the maps"),
 ]
+
+# Issue 24, blind set 7 (spent): the gap of other tables than the raw scores, each written anew here.
+VARIANTS += [
+    Variant("score_asymmetry_of_scaled_scores", "04_heads", "score_asymmetry", {"score_asymmetry": '''
+def score_asymmetry(X, W_q, W_k):
+    S = np.einsum("id,jd->ij", X @ W_q, X @ W_k) / np.sqrt(W_q.shape[1])   # as attention scales them
+    return float(np.max(np.abs(S - S.T)))
+'''}, misconception="score_asymmetry.scaled_scores",
+            source="the scaled scores QK^T / sqrt(d_k) are what attention uses (Vaswani et al. 2017, eq. 1); the "
+                   "question asks about the raw scores q_i . k_j"),
+    Variant("score_asymmetry_of_weights", "04_heads", "score_asymmetry", {"score_asymmetry": '''
+def score_asymmetry(X, W_q, W_k):
+    S = (X @ W_q) @ (X @ W_k).T
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    A = E / E.sum(axis=1, keepdims=True)               # the attention map, who reads whom
+    return float(np.abs(A - A.T).max())
+'''}, misconception="score_asymmetry.weights_not_scores",
+            source="attention maps (softmax weights) are what visualisations show (e.g. BertViz); the question is "
+                   "about the scores before the softmax"),
+]

@@ -420,3 +420,80 @@ def softmax(x, axis=-1):
         source="a softmax along `axis` divides by the total along that same axis (numpy docs, scipy.special.softmax); "
                "a total fixed to the last axis is right only for axis=-1"),
 ]
+
+# Issue 24, blind set 7 (spent): classes named by what the answer's outcomes show, each written anew here.
+VARIANTS += [
+    Variant("dot_component_along_key", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    return float(np.dot(q, k) / np.sqrt(np.dot(k, k)))   # how much of q points along k
+'''}, misconception="dot_product.projection",
+        source="the scalar projection comp_k q = q . k / |k| of a physics or linear-algebra course (e.g. Strang, "
+               "'Introduction to Linear Algebra', 4.2): equal to the cosine where |q| = 1, to the dot product where |k| = 1"),
+    Variant("dot_row_times_column", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    row = np.atleast_2d(np.asarray(q, dtype=float))       # 1 x d
+    column = np.atleast_2d(np.asarray(k, dtype=float)).T  # d x 1
+    return row @ column                                   # a 1 x 1 matrix
+'''}, misconception="dot_product.not_a_number",
+        source="'numpy for MATLAB users' (numpy docs): in MATLAB q' * k of column vectors is a 1 x 1 matrix used "
+               "as a number; in numpy a (1, 1) array stays an array (np.array of a list of them has shape (n, 1, 1))"),
+    Variant("scores_columns_from_queries", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    Q, K = np.asarray(Q), np.asarray(K)
+    n = Q.shape[-2]                                   # tried on square examples only
+    return Q @ np.swapaxes(K[..., :n, :], -1, -2)
+'''}, misconception="attention_scores.square_table",
+        source="self-attention examples have n_q = n_k (Vaswani et al. 2017, section 3.2.3); code tried only there "
+               "takes the table's width from the queries"),
+    Variant("scores_turned_into_weights", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    S = np.asarray(Q) @ np.swapaxes(np.asarray(K), -1, -2)
+    S = np.exp(S - S.max(axis=-1, keepdims=True))
+    return S / S.sum(axis=-1, keepdims=True)      # "scores" read as the attention distribution
+'''}, misconception="attention_scores.softmaxed",
+        source="tutorials call both the logits and the normalised attention 'scores' (e.g. the 'attention scores' "
+               "plotted by BertViz are softmax weights); the task's scores are the raw dot products"),
+    Variant("softmax_half_tanh", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    return 0.5 * (1.0 + np.tanh(0.5 * x))   # the logistic function, each score on its own
+'''}, misconception="softmax.sigmoid",
+        source="multi-label classifiers squash each logit with the logistic sigmoid (scikit-learn docs, 'Multiclass "
+               "and multilabel'); sigma(x) = (1 + tanh(x / 2)) / 2, nothing normalised across the keys"),
+    Variant("softmax_log_of_weights", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    shift = x.max(axis=axis, keepdims=True)
+    return (x - shift) - np.log(np.sum(np.exp(x - shift), axis=axis, keepdims=True))
+'''}, misconception="softmax.log_weights",
+        source="torch.nn.functional.log_softmax (PyTorch docs) is what a classifier's loss takes; the weights "
+               "of attention are its exponential"),
+    Variant("softmax_peak_at_one", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    return np.exp(x - x.max(axis=axis, keepdims=True))   # stable, but the division by the total is gone
+'''}, misconception="softmax.largest_is_one",
+        source="the max-subtraction trick (CS231n notes, 'Numeric stability') copied without the normalisation "
+               "that follows it: the largest weight of each row is exp(0) = 1"),
+    Variant("wavg_einsum_value_first", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    return np.einsum("...qk,...kd->...dq", np.asarray(weights), np.asarray(V))   # output indices in the wrong order
+'''}, misconception="weighted_average.output_transposed",
+        source="numpy.einsum docs: the output subscripts set the order of the result's axes (without them, the "
+               "alphabetical order of the free indices); column-vector texts write the output as V^T w^T"),
+    Variant("wavg_multiply", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    return np.multiply(np.asarray(weights), np.asarray(V))   # "multiply the weights by the values"
+'''}, misconception="weighted_average.elementwise",
+        source="'numpy for MATLAB users' (numpy docs): MATLAB's * is the matrix product, numpy's * and np.multiply "
+               "are entrywise with broadcasting"),
+    Variant("wavg_winner_takes_all", A, "weighted_average", {"weighted_average": '''
+def weighted_average(weights, V):
+    weights = np.asarray(weights)
+    winner = (weights == weights.max(axis=-1, keepdims=True)).astype(float)   # 1 on each query's best key
+    return winner @ np.asarray(V)
+'''}, misconception="weighted_average.hard_choice",
+        source="hard attention picks one position (Xu et al. 2015, 'Show, Attend and Tell', section 4.1); the "
+               "task's soft attention averages every value by its weight"),
+]

@@ -547,3 +547,88 @@ def leading_weight(width, scaled=True):
 '''}, misconception="leading_weight.returns_index",
         source="numpy's argmax returns the index of the largest entry (numpy docs, numpy.argmax), max its value"),
 ]
+
+# Issue 24, blind set 7 (spent): classes named by what the answer's outcomes show, each written anew here.
+VARIANTS += [
+    Variant("variance_entries_of_width_scale", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    gen = np.random.default_rng(rng)
+    q = gen.standard_normal((n_samples, d_k)) / np.sqrt(d_k)   # entries as a layer initialises them
+    k = gen.standard_normal((n_samples, d_k)) / np.sqrt(d_k)
+    return float(np.var(np.einsum("nd,nd->n", q, k)))
+'''}, misconception="score_variance.shrunk_by_d_k",
+        source="Glorot and Bengio 2010 / LeCun initialisation draw weights of variance 1/fan_in; the argument of "
+               "Vaswani et al. 2017 (footnote 4) assumes entries of variance 1"),
+    Variant("scale_rounded_root", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.asarray(scores) / round(math.sqrt(d_k))   # widths are powers of 4 in practice
+'''}, misconception="scale.whole_number_root",
+        source="Python docs, math.isqrt and round: both return integers; right for d_k = 16 or 64 only"),
+    Variant("scale_minus_root", A, "scale_scores", {"scale_scores": '''
+def scale_scores(scores, d_k):
+    return np.subtract(scores, d_k ** 0.5)   # "take off" the typical size of a score
+'''}, misconception="scale.subtracts",
+        source="'normalise by the standard deviation' half remembered as centring; the scaling divides (Vaswani et "
+               "al. 2017, eq. 1)"),
+    Variant("leading_weight_minimum", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    weights = softmax(raw / math.sqrt(width) if scaled else raw)
+    return float(min(weights))
+'''}, misconception="leading_weight.smallest_weight",
+        source="np.sort is ascending (numpy docs, numpy.sort): the first entry of a sort is the smallest, not the "
+               "leading weight"),
+    Variant("leading_weight_paper_divisor", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    raw = np.array([2.0, 1.0, 0.0]) * math.sqrt(width)
+    if scaled:
+        raw = raw / 8.0          # sqrt(64), the head width of the paper
+    return float(softmax(raw).max())
+'''}, misconception="leading_weight.fixed_divisor",
+        source="Vaswani et al. 2017, section 3.2.2: d_k = 64 in the paper; a divisor copied from it does not follow "
+               "the width"),
+    Variant("jacobian_squares_broadcast", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    return np.diag(p) - np.square(p)    # meant as the outer product
+'''}, misconception="softmax_jacobian.squares_not_products",
+        source="numpy docs, numpy.ndarray.T: 'for a 1-D array this has no effect'; p * p.T of a 1-D p is entrywise "
+               "(a recurring numpy Q&A: np.outer is the outer product)"),
+    Variant("jacobian_upper_half", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    n = len(p)
+    J = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):                         # symmetric: the upper half is enough
+            J[i, j] = p[i] * (float(i == j) - p[j])
+    return J
+'''}, misconception="softmax_jacobian.half_filled",
+        source="a symmetric matrix stored by one triangle (LAPACK's packed storage, numpy.linalg.eigh's UPLO): "
+               "the other triangle must still be written when the whole matrix is returned"),
+    Variant("sdpa_averages_keys", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q, K = np.asarray(Q), np.asarray(K)
+    weights = softmax(scale_scores(attention_scores(Q, K), Q.shape[-1]), axis=-1)
+    return weighted_average(weights, K), weights     # the keys, where the values belong
+'''}, misconception="attention.keys_averaged",
+        source="keys and values are one array in many examples (K = V, e.g. Bahdanau et al. 2015's annotations); "
+               "Vaswani et al. 2017, eq. 1 averages V"),
+    Variant("sdpa_output_divided", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q = np.asarray(Q)
+    weights = softmax(attention_scores(Q, K), axis=-1)
+    return weighted_average(weights, V) / np.sqrt(Q.shape[-1]), weights   # scaled at the end instead
+'''}, misconception="attention.divisor_after_softmax",
+        source="the softmax is not linear (softmax(x / c) != softmax(x) / c); Vaswani et al. 2017, eq. 1 divides the "
+               "scores before it"),
+    Variant("stop_and_try_scores_ascending", A, "STOP_AND_TRY_SCORES",
+            {"STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = np.sort(STOP_K @ STOP_Q).tolist()\n"},
+            misconception="STOP_AND_TRY.sorted_scores",
+            source="np.sort returns the values in ascending order (numpy docs), not in the order of the keys"),
+    Variant("stop_and_try_root_of_key_count", A, "STOP_AND_TRY_WEIGHTS",
+            {"STOP_AND_TRY_WEIGHTS": "STOP_AND_TRY_WEIGHTS = softmax(STOP_K @ STOP_Q / np.sqrt(STOP_K.shape[0]))\n"},
+            misconception="STOP_AND_TRY.scaled_by_n_k",
+            source="'divide by the square root of the dimension' read as the number of keys (Graylab/DL4Proteins-"
+                   "notebooks issue #12, the wrong dimension)"),
+]

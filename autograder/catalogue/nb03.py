@@ -546,3 +546,74 @@ def causal_mask(n_q, n_k=None):
         source="np.tril_indices(n) gives the indices of an n x n triangle (numpy docs); with n_k < n_q its columns "
                "run past the mask (IndexError)"),
 ]
+
+# Issue 24, blind set 7 (spent): classes named by what the answer's outcomes show, each written anew here.
+VARIANTS += [
+    Variant("causal_rows_as_lists", A, "causal_mask", {"causal_mask": '''
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool)).tolist()   # "a table of booleans"
+'''}, misconception="causal_mask.not_an_array",
+        source="numpy docs, ndarray.tolist: 'Return the array as an a.ndim-levels deep nested list of Python "
+               "scalars'; a list has no shape or dtype, and ~ on it raises TypeError"),
+    Variant("padding_pairs_of_real_positions", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    real = np.arange(n_k)[None, :] < np.asarray(lengths)[:, None]
+    return np.einsum("bi,bj->bij", real, real).astype(bool)   # real query and real key
+'''}, misconception="padding_mask.hides_queries",
+        source="a pad mask applied to both rows and columns of the attention matrix (a recurring question on "
+               "pytorch forums: 'should the padding mask also mask the queries?'); the padded queries' outputs are "
+               "discarded anyway"),
+    Variant("padding_singleton_first", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    real = np.arange(n_k) < np.asarray(lengths).reshape(-1, 1)
+    return np.expand_dims(real, 0)      # "an axis of length one" for the queries
+'''}, misconception="padding_mask.axis_in_front",
+        source="numpy docs, numpy.expand_dims: the axis argument says where the new axis goes (0 = in front)"),
+    Variant("padding_on_the_left", A, "padding_mask", {"padding_mask": '''
+def padding_mask(lengths, n_k):
+    real = np.arange(n_k)[None, :] < np.asarray(lengths)[:, None]
+    return real[:, None, ::-1]          # tokenizer pads on the left
+'''}, misconception="padding_mask.at_the_start",
+        source="Hugging Face tokenizers: padding_side='left' (transformers docs, 'Padding and truncation'); the "
+               "course pads at the end"),
+    Variant("apply_hidden_as_missing", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    out = np.array(scores, dtype=float)
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        return out + mask
+    out[~np.broadcast_to(mask, out.shape)] = np.nan   # hidden = missing
+    return out
+'''}, misconception="mask.fill_nan",
+        source="pandas marks missing data with NaN (pandas docs, 'Working with missing data'); exp(NaN) is NaN, "
+               "exp(-inf) is 0"),
+    Variant("apply_bias_by_product", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    mask = np.asarray(mask)
+    if mask.dtype == bool:
+        mask = np.logical_not(mask) * -np.inf    # 1 * -inf where hidden, 0 * -inf where allowed
+    return np.asarray(scores) + mask
+'''}, misconception="mask.inf_times_zero",
+        source="IEEE 754: 0 x inf is an invalid operation that gives NaN (numpy docs, 'Floating point error "
+               "handling'); a bias is built with a choice, not a product"),
+    Variant("apply_log_of_any_mask", A, "apply_mask", {"apply_mask": '''
+def apply_mask(scores, mask):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(scores) + np.log(np.asarray(mask, dtype=float))   # log 1 = 0 keeps, log 0 hides
+'''}, misconception="mask.log_of_float_mask",
+        source="a mask of keep-probabilities turned into a bias by its log (log 1 = 0, log 0 = -inf); a floating "
+               "mask of this course is already such a bias (torch.nn.functional.scaled_dot_product_attention docs: "
+               "a float attn_mask is added)"),
+    Variant("sdpa_weights_zeroed_where_mask_zero", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa(APPLY, weights="softmax(scores, axis=-1)\n    if mask is not None:\n"
+                                                            "        weights = weights * (mask != 0)")},
+        misconception="mask.float_as_keep_flags",
+        source="the mask applied twice, once more to the weights 'to be safe'; for a floating mask (0 = keep) "
+               "mask != 0 reads the bias as flags (torch.nn.functional.scaled_dot_product_attention docs)"),
+    Variant("sdpa_mask_given_query_axis", A, "scaled_dot_product_attention", {
+        "scaled_dot_product_attention": sdpa("        scores = apply_mask(scores, mask[..., None, :])")},
+        misconception="mask.query_axis_added",
+        source="padding masks of shape (batch, n_k) get a query axis before use (the Annotated Transformer's "
+               "src_mask.unsqueeze(-2)); a mask that has it already gets one too many"),
+]

@@ -537,3 +537,101 @@ def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_project
         source="Vaswani et al. 2017, §3.2.2: each head has its own W^Q, W^K (d_model x d_k) and W^V (d_model x d_v); "
                "a count that leaves one of them out is a whole map short"),
 ]
+
+# Issue 24, blind set 7 (spent): classes named by what the answer's outcomes show, each written anew here.
+VARIANTS += [
+    Variant("project_einsum_output_first", A, "project", {"project": '''
+def project(X, W):
+    return np.einsum("...nd,de->...en", np.asarray(X), np.asarray(W))   # column vectors: W^T x for each x
+'''}, misconception="project.output_transposed",
+        source="column-vector texts write a linear layer as y = W^T x (e.g. Goodfellow et al., 'Deep Learning', 6.1); "
+               "stacking those columns gives the transpose of the row form X W"),
+    Variant("project_dense_relu", A, "project", {"project": '''
+def project(X, W):
+    return np.maximum(np.asarray(X) @ np.asarray(W), 0.0)   # a Dense layer with activation="relu"
+'''}, misconception="project.activation",
+        source="Keras docs, layers.Dense: output = activation(dot(input, kernel) + bias); the projections of "
+               "attention are linear (Vaswani et al. 2017, section 3.2.2)"),
+    Variant("count_values_reuse_key_map", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    params = 2 * d_model * num_heads * d_k          # W_q and W_k; the values are read through W_k
+    if output_projection:
+        params += num_heads * d_v * d_model
+    return params
+'''}, misconception="attention_param_count.no_value_map",
+        source="Vaswani et al. 2017, section 3.2.2: W_i^V is a map of its own (d_model x d_v per head); keys and "
+               "values share one map only when K = V are the same projected rows"),
+    Variant("count_width_of_the_paper", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = 512 // 8 if d_k is None else d_k      # as in the paper
+    d_v = 512 // 8 if d_v is None else d_v
+    params = num_heads * d_model * (2 * d_k + d_v)
+    return params + (num_heads * d_v * d_model if output_projection else 0)
+'''}, misconception="attention_param_count.paper_head_width",
+        source="Vaswani et al. 2017, section 3.2.2: 'd_k = d_v = d_model / h = 64' for their layer; the default "
+               "is d_model // num_heads of the layer at hand"),
+    Variant("count_true_division", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model / num_heads if d_k is None else d_k      # '/' for '//'
+    d_v = d_model / num_heads if d_v is None else d_v
+    total = num_heads * d_model * (2 * d_k + d_v)
+    if output_projection:
+        total += num_heads * d_v * d_model
+    return total
+'''}, misconception="attention_param_count.not_an_int",
+        source="Python docs, 'Binary arithmetic operations': / always gives a float, // the floor division; a float "
+               "count cannot be an array size (numpy raises TypeError)"),
+    Variant("split_rows_into_blocks", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    *batch, n, d_model = X.shape
+    return X.reshape(*batch, num_heads, n // num_heads, d_model)   # each head its own block of positions
+'''}, misconception="split_heads.cut_positions",
+        source="heads read as chunks of the sequence (as in blockwise or sliding-window attention); multi-head "
+               "attention cuts the width (Vaswani et al. 2017, section 3.2.2)"),
+    Variant("split_pieces_of_num_heads_columns", A, "split_heads", {"split_heads": '''
+def split_heads(X, num_heads):
+    X = np.asarray(X)
+    pieces = np.split(X, X.shape[-1] // num_heads, axis=-1)   # pieces num_heads columns wide
+    return np.stack(pieces, axis=-3)
+'''}, misconception="split_heads.count_as_width",
+        source="numpy docs, numpy.split: an integer says how many equal pieces, not how wide each is"),
+    Variant("merge_moveaxis_only", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    return np.moveaxis(np.asarray(X), -3, -2)   # heads back behind the positions
+'''}, misconception="merge_heads.heads_not_joined",
+        source="numpy docs, numpy.moveaxis: it reorders axes; joining two axes into one takes a reshape"),
+    Variant("merge_positions_from_last_axis", A, "merge_heads", {"merge_heads": '''
+def merge_heads(X):
+    X = np.asarray(X)
+    n = X.shape[-1]                         # the positions taken from the last axis
+    return np.swapaxes(X, -3, -2).reshape(X.shape[:-3] + (n, -1))
+'''}, misconception="merge_heads.n_and_d_swapped",
+        source="shapes unpacked in the wrong order ((h, d, n) for (h, n, d)); examples with n == d never show it"),
+    Variant("mha_keys_by_value_map", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_v), num_heads)     # the two maps of X_kv exchanged
+    V = split_heads(project(X_kv, W_k), num_heads)
+    if mask is not None:
+        mask = np.expand_dims(np.asarray(mask), -3)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.key_value_maps_swapped",
+        source="keys and values both come from X_kv (Vaswani et al. 2017, section 3.2.2: K W_i^K, V W_i^V); their "
+               "maps are easily exchanged when d_k = d_v"),
+    Variant("mha_mask_reshaped_with_leading_one", A, "multi_head_attention", {"multi_head_attention": '''
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    Q = split_heads(project(X_q, W_q), num_heads)
+    K = split_heads(project(X_kv, W_k), num_heads)
+    V = split_heads(project(X_kv, W_v), num_heads)
+    if mask is not None:
+        mask = np.reshape(mask, (1,) + np.shape(mask))     # a leading axis for the heads
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
+    return project(merge_heads(heads), W_o), weights
+'''}, misconception="multi_head_attention.head_axis_in_front",
+        source="numpy broadcasting aligns shapes from the right (numpy docs, 'Broadcasting'): a new leading axis "
+               "goes in front of the batch axis, not between the batch and the queries"),
+]

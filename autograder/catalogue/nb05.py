@@ -270,3 +270,36 @@ def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=Non
         source="lengths vs last indices (a sequence of length L ends at index L - 1): the classic off-by-one of "
                "padding masks (e.g. the sequence_mask of TF takes lengths, not last indices)"),
 ]
+
+# Issue 24, blind set 7 (spent): classes named by what the answer's outcomes show, each written anew here.
+VARIANTS += [
+    Variant("self_attention_plain_sequence", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
+    X = np.asarray(X)
+    n = X.shape[-2]
+    # "self": the rows are their own queries, keys and values
+    return scaled_dot_product_attention(X, X, X, mask=causal_mask(n) if causal else None)
+'''}, misconception="self_attention.no_maps",
+        source="the 'X attends to X' picture of self-attention read literally; the queries, keys and values are "
+               "X W^Q, X W^K, X W^V (Vaswani et al. 2017, section 3.2.2)"),
+    Variant("cross_lengths_counted_as_padding", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        n = np.shape(X_enc)[-2]
+        pads = np.asarray(enc_lengths)                    # taken as the padding at the end of each source
+        mask = (np.arange(n)[None, :] < n - pads[:, None])[:, None, :]
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.lengths_as_padding",
+        source="batches described by their padding counts (a 'num_pad' column) where the course's enc_lengths "
+               "counts the real tokens (Hugging Face's attention_mask marks the real ones too)"),
+    Variant("cross_mask_squeezed", A, "cross_attention", {"cross_attention": '''
+def cross_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, enc_lengths=None):
+    mask = None
+    if enc_lengths is not None:
+        mask = padding_mask(enc_lengths, np.shape(X_enc)[-2]).squeeze(1)   # (batch, n_enc) looks tidier
+    return multi_head_attention(X_dec, X_enc, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+'''}, misconception="cross_attention.padding_no_query_axis",
+        source="key_padding_mask of shape (batch, n_k) in torch.nn.MultiheadAttention (PyTorch docs), which the "
+               "library expands itself; a mask given to attention directly needs its query axis"),
+]

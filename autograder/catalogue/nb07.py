@@ -338,3 +338,89 @@ def width_for_budget(kind, d, budget):
         source="'within a budget' read as strictly below it; the task asks for the largest width whose parameters "
                "fit, a budget met exactly included"),
 ]
+
+# Issue 24, blind set 7 (spent): classes named by what the answer's outcomes show, each written anew here.
+VARIANTS += [
+    Variant("score_costs_counts_the_sum_of_projections", A, "score_costs", {"score_costs": '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * d * d + n * n * d
+    projections = 2 * n * d * h
+    if kind == "dot":
+        return 2 * d * h, projections + n * n * h
+    adds = n * n * h                         # q W_q + k W_k: h additions for every pair
+    return 2 * d * h + h, projections + adds + n * n * h
+'''}, misconception="score_costs.counts_tanh",
+        source="a multiply-add counts a product with its addition (as FLOP counters do: e.g. fvcore's counting "
+               "of matmuls); a bare addition of two projections, like a tanh, is no multiply-add"),
+    Variant("score_costs_counts_the_scaling", A, "score_costs", {"score_costs": '''
+def score_costs(kind, n, d, h):
+    if kind == "bilinear":
+        return d * d, n * d * d + n * n * d
+    if kind == "additive":
+        return 2 * d * h + h, 2 * n * d * h + n * n * h
+    return 2 * d * h, 2 * n * d * h + n * n * (h + 1)    # + the scaling of each of the n^2 scores
+'''}, misconception="score_costs.counts_scaling",
+        source="scaling a finished score is one operation, not a multiply-add of the dot product (the course's "
+               "count follows the matrix products, as FLOP counters do)"),
+    Variant("width_loop_until_over", A, "width_for_budget", {"width_for_budget": '''
+def width_for_budget(kind, d, budget):
+    cost = 2 * d + (1 if kind == "additive" else 0)
+    width = 0
+    while width * cost <= budget:     # stops at the first width that does not fit
+        width += 1
+    return width
+'''}, misconception="width_for_budget.first_over_budget",
+        source="an off-by-one loop exit: the while loop ends on the first width past the budget, one more than the "
+               "answer (a classic, e.g. Python docs' tutorial on while loops and break)"),
+    Variant("width_both_with_v", A, "width_for_budget", {"width_for_budget": '''
+def width_for_budget(kind, d, budget):
+    return budget // (2 * d + 1)      # W_q, W_k and v for each unit, whatever the kind
+'''}, misconception="width_for_budget.dot_charged_for_v",
+        source="Bahdanau et al. 2015's additive score has v_a; the scaled dot score (Vaswani et al. 2017) has none"),
+    Variant("additive_query_map_twice", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    q = np.asarray(Q) @ np.asarray(W_q)
+    k = np.asarray(K) @ np.asarray(W_q)          # one map for both sides
+    return np.tanh(q[..., :, None, :] + k[..., None, :, :]) @ np.asarray(v)
+'''}, misconception="additive_scores.one_map",
+        source="Bahdanau et al. 2015, eq. in appendix A.1.2: W_a for the decoder state and U_a for the annotations, "
+               "two maps"),
+    Variant("additive_mean_of_units", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    q = np.asarray(Q) @ np.asarray(W_q)
+    k = np.asarray(K) @ np.asarray(W_k)
+    units = np.tanh(q[..., :, None, :] + k[..., None, :, :]) * np.asarray(v)
+    return np.mean(units, axis=-1)               # "pool" the hidden units
+'''}, misconception="additive_scores.mean_over_units",
+        source="v^T tanh(...) is a sum over the hidden units (Bahdanau et al. 2015); a mean divides it by h"),
+    Variant("additive_column_vector_maps", A, "additive_scores", {"additive_scores": '''
+def additive_scores(Q, K, W_q, W_k, v):
+    q = np.einsum("hd,...nd->...nh", np.asarray(W_q), np.asarray(Q))   # W q for each column vector q
+    k = np.einsum("hd,...nd->...nh", np.asarray(W_k), np.asarray(K))
+    return np.tanh(q[..., :, None, :] + k[..., None, :, :]) @ np.asarray(v)
+'''}, misconception="additive_scores.maps_transposed",
+        source="papers write W_a s_{i-1} + U_a h_j for column vectors (Bahdanau et al. 2015); the course's rows "
+               "are mapped as q W"),
+    Variant("scaled_dot_by_map_entries", A, "scaled_dot_scores", {"scaled_dot_scores": '''
+def scaled_dot_scores(Q, K, W_q, W_k):
+    q, k = np.asarray(Q) @ np.asarray(W_q), np.asarray(K) @ np.asarray(W_k)
+    return q @ np.swapaxes(k, -1, -2) / np.sqrt(np.size(W_q))     # the size of the map
+'''}, misconception="scaled_dot_scores.divides_by_map_size",
+        source="numpy docs, numpy.size: the number of elements (rows x columns), where the projected width is "
+               "W_q.shape[1]"),
+    Variant("bilinear_matching_rows", A, "bilinear_scores", {"bilinear_scores": '''
+def bilinear_scores(Q, K, W):
+    return np.einsum("...id,de,...ie->...i", np.asarray(Q), np.asarray(W), np.asarray(K))   # q_i W k_i
+'''}, misconception="bilinear_scores.pairs_row_by_row",
+        source="einsum with one index i for both operands pairs row i with row i only (numpy docs, numpy.einsum); "
+               "every query meets every key in attention"),
+    Variant("bilinear_both_directions_averaged", A, "bilinear_scores", {"bilinear_scores": '''
+def bilinear_scores(Q, K, W):
+    Q, K, W = np.asarray(Q), np.asarray(K), np.asarray(W)
+    Kt = np.swapaxes(K, -1, -2)
+    return 0.5 * (Q @ W @ Kt + Q @ W.T @ Kt)     # "the score should not depend on the direction"
+'''}, misconception="bilinear_scores.symmetrised",
+        source="x^T W y = x^T W_sym y holds only for x = y (a quadratic form); a bilinear score of two different "
+               "vectors reads the antisymmetric part of W too"),
+]

@@ -241,6 +241,16 @@ def _raised_transpose(call, outcome, batch) -> None:
         raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: {found[1]}", found[0])
 
 
+def _keys_averaged(out, keys_mixed, right, what) -> None:
+    """Fail naming it when the output is the right weights' average of the keys instead of the values (where the
+    two differ): the rows of K were mixed where the rows of V belong."""
+    if out.shape == keys_mixed.shape and not (out.shape == right.shape and expect.allclose(keys_mixed, right, 1e-9, 1e-12)) \
+            and expect.allclose(out, keys_mixed, *expect.tolerances(np.result_type(out, keys_mixed))):
+        raise CheckFailed(f"{what} is the weighted average of the keys: the weights are right, but they mix the rows "
+                          "of K where the rows of V belong. The keys decide how much each position counts; the "
+                          "values are what gets averaged.", "attention.keys_averaged")
+
+
 def judge_attention(call, outcome, *, mask=None, what=""):
     """Compare (output, weights) with the reference; diagnose the usual mistakes."""
     Q, K, V = call.args[:3]
@@ -252,8 +262,9 @@ def judge_attention(call, outcome, *, mask=None, what=""):
     if n_k != d_v and out.shape == batch + (n_q, n_k) and weights.shape == batch + (n_q, d_v):
         raise CheckFailed("you returned (weights, output): return the output first, then the weights.",
                           "attention.swapped_return")
-    expect.shape(out, batch + (n_q, d_v), f"your output{what}", " = (..., n_q, d_v)")
     ref_out, ref_w = ref.scaled_dot_product_attention(Q, K, V, mask=mask)
+    _keys_averaged(out, ref_w @ K, ref_out, f"your output{what}")
+    expect.shape(out, batch + (n_q, d_v), f"your output{what}", " = (..., n_q, d_v)")
     dtype = np.result_type(Q, K, V)
     rtol, atol = expect.tolerances(dtype)
     if weights.shape == np.swapaxes(ref_w, -1, -2).shape and expect.allclose(out, ref_out, rtol, atol) \
@@ -288,7 +299,7 @@ def judge_attention(call, outcome, *, mask=None, what=""):
 #: Every misconception that says where a divisor came from: named only by :func:`judge_divisor`, when the answer's
 #: divisor (:func:`effective_divisor`) follows that size at every input of a check, probes included.
 DIVISOR_MISCONCEPTIONS = ("scale.none", "scale.by_d_k", "scale.by_n_k", "scale.by_d_v", "attention.width_from_wrong_axis",
-                          "scale.wrong_divisor", "scale.fixed_divisor")
+                          "scale.wrong_divisor", "scale.fixed_divisor", "attention.divisor_after_softmax")
 
 
 def scale_probe(rng):
@@ -353,6 +364,7 @@ def judge_divisor(calls, outcomes, failure: CheckFailed) -> None:
     when ``failure`` is not of that kind (the caller raises it)."""
     if failure.misconception not in (*DIVISOR_MISCONCEPTIONS, "wrong_values"):
         return
+    _divisor_after_softmax(calls, outcomes)
     read = [(call, _divisor(call, outcome)) for call, outcome in zip(calls, outcomes)]
     read = [(call, c) for call, c in read if c is None or not math.isnan(c)]  # calls where a divisor shows
     calls, divisors = [call for call, _ in read], [c for _, c in read]
@@ -360,6 +372,11 @@ def judge_divisor(calls, outcomes, failure: CheckFailed) -> None:
     if None in divisors or all(math.isclose(c, math.sqrt(d), rel_tol=1e-5) for c, d in zip(divisors, widths)):
         if failure.misconception == "wrong_values":
             return
+        weights_only = [_divisor(call, outcome, output=False) for call, outcome in zip(calls, outcomes)]
+        if None not in weights_only:  # the weights are of that kind; the output is not made from them
+            raise CheckFailed("your weights are the softmax of the raw scores divided by one number on every input, "
+                              "but your output is not those weights times V: check how the output is made from "
+                              "the weights.", "wrong_values") from None
         raise CheckFailed("your weights do not match the weights of attention, and on "
                           "inputs of other sizes they are not the softmax of the scores divided by one "
                           "number either: check the divisor and the softmax.", "wrong_values") from None
@@ -401,10 +418,34 @@ def judge_attentions(calls, outcomes, graded, judge=None):
         raise
 
 
-def _divisor(call, outcome):
+def _divisor_after_softmax(calls, outcomes) -> None:
+    """Fail naming it when, at every call where a divisor shows, the weights are the softmax of the raw scores
+    themselves and the output is those weights times V divided by sqrt(d_k): the division moved past the softmax,
+    onto the values or the output (the two give the same numbers: the average is linear in V)."""
+    seen = 0
+    for call, outcome in zip(calls, outcomes):
+        divisor = _divisor(call, outcome, output=False)
+        if divisor is not None and math.isnan(divisor):
+            continue
+        if divisor is None or not math.isclose(divisor, 1.0, rel_tol=1e-5) or call.args[0].shape[-1] == 1:
+            return
+        Q, K, V = call.args[:3]
+        out, weights = expect.pair(outcome, call)
+        if not expect.allclose(out, weights @ V / math.sqrt(Q.shape[-1]), *expect.tolerances(np.result_type(Q, K, V))):
+            return
+        seen += 1
+    if seen:
+        raise CheckFailed("your weights are those of the raw scores, and your output is those weights times V divided "
+                          "by sqrt(d_k) on every input: the division was moved past the softmax, onto the values (or "
+                          "the output). The softmax is not linear, so dividing after it is not dividing before it: "
+                          "the division acts on the scores, before the softmax.", "attention.divisor_after_softmax")
+
+
+def _divisor(call, outcome, output=True):
     """The number the answer divides the raw scores by at ``call`` (sqrt(d_k) when it is right), None when its
-    weights are not the softmax of those scores over one number, NaN when no divisor would show at ``call`` (no
-    query has two keys to weigh: every row has one allowed key at most)."""
+    weights are not the softmax of those scores over one number (or, with ``output``, when its output is not
+    those weights times V), NaN when no divisor would show at ``call`` (no query has two keys to weigh: every
+    row has one allowed key at most)."""
     Q, K, V = call.args[:3]
     mask = call.kwargs.get("mask")
     try:
@@ -420,4 +461,4 @@ def _divisor(call, outcome):
     if expect.allclose(weights, ref_w, rtol, atol) and expect.allclose(out, ref_out, rtol, atol):
         return math.sqrt(Q.shape[-1])
     divisor = effective_divisor(Q @ np.swapaxes(K, -1, -2), weights, mask, (rtol, atol))
-    return divisor if divisor is not None and expect.allclose(out, weights @ V, rtol, atol) else None
+    return divisor if divisor is not None and (not output or expect.allclose(out, weights @ V, rtol, atol)) else None

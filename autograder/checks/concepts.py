@@ -14,6 +14,8 @@ and checks of their notebook's module.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -213,6 +215,9 @@ TASKS["04_heads"].insert(0, "score_asymmetry")
 MISCONCEPTIONS["score_asymmetry.one_map"] = "one map (or the raw vectors X X^T) for both sides, so every gap is 0"
 MISCONCEPTIONS["score_asymmetry.maps_not_scores"] = "measures the asymmetry of the product of the maps, not of the scores"
 MISCONCEPTIONS["score_asymmetry.total_not_largest"] = "adds up (or averages) the gaps of every pair instead of taking the largest"
+MISCONCEPTIONS["score_asymmetry.scaled_scores"] = "measures the gap of the scaled scores (divided by a square root) " \
+                                                  "instead of the raw ones"
+MISCONCEPTIONS["score_asymmetry.weights_not_scores"] = "measures the gap of the softmax weights instead of the scores"
 _asymmetry = CheckList()
 
 
@@ -243,6 +248,18 @@ def _judge_asymmetry(call, outcome):
         raise CheckFailed("your gap is measured on the product of the maps, W_q W_k^T, one entry per pair of features: "
                           "the asymmetry asked for is that of the scores of the positions of X, one entry per pair of "
                           "positions.", "score_asymmetry.maps_not_scores")
+    if right > 1e-6:
+        scores = _scores(X, W_q, W_k)
+        weights = ref.softmax(scores)
+        for value, misconception, message in (
+                (right / math.sqrt(W_q.shape[1]), "score_asymmetry.scaled_scores",
+                 "your gap is that of the scaled scores, divided by the square root of the projected width: the "
+                 "question asks how far the raw scores of the two directions differ."),
+                (float(np.abs(weights - weights.T).max()), "score_asymmetry.weights_not_scores",
+                 "your gap is that of the softmax weights, not of the scores: each row of weights is normalised on its "
+                 "own, so their gaps mix the asymmetry of the scores with how each row shares its weight out.")):
+            if expect.allclose(got, value, 1e-7, 1e-9) and not expect.allclose(value, right, 1e-7, 1e-9):
+                raise CheckFailed(message, misconception)
     if right > 1e-6 and any(expect.allclose(got, total, 1e-7, 1e-9) for total in totals):
         raise CheckFailed("your answer adds up (or averages) the gaps of every pair: the asymmetry of the scores is "
                           "the largest gap, the pair whose two directions differ most.", "score_asymmetry.total_not_largest")

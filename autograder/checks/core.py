@@ -60,6 +60,8 @@ GENERIC_MISCONCEPTIONS = {
     "wrong_return": "returns the wrong number of values",
     "wrong_shape": "wrong output shape",
     "wrong_values": "wrong values (no specific misconception recognised)",
+    "mistakes_coincide": "the answer is what more than one known mistake gives on these inputs (each is said, none "
+                         "named)",
     "nan": "NaN in the output",
     "python.array_truth": "asks Python for one True/False of a whole array (`if mask:`, `and`/`or` on arrays)",
     "mutates_input": "modifies its input in place",

@@ -101,6 +101,21 @@ def shape(arr: np.ndarray, expected: tuple, what: str, vocabulary: str = "",
     raise vague
 
 
+def transposed(arr: np.ndarray, reference, what: str, misconception: str, rows: str, columns: str) -> None:
+    """Fail naming it when ``arr`` holds the reference's numbers with its last two axes swapped (``reference``
+    not square in them): one row per ``columns`` and one column per ``rows`` (singular nouns). It says what the result is, not
+    which step made it (a product taken in the other order, einsum's alphabetical output, a transpose left
+    out): each of those gives this very array."""
+    reference = np.asarray(reference)
+    if reference.ndim < 2 or reference.shape[-1] == reference.shape[-2]:
+        return
+    swapped = np.swapaxes(reference, -1, -2)
+    if arr.shape == swapped.shape and allclose(arr, swapped, *tolerances(np.result_type(arr, reference))):
+        raise CheckFailed(f"{what} has shape {arr.shape}, expected {reference.shape}: it holds the right numbers, but "
+                          f"with its last two axes swapped, one row per {columns} and one column per {rows}: the "
+                          f"transpose of the result asked for, which has one row per {rows}.", misconception)
+
+
 def close(arr: np.ndarray, reference: np.ndarray, what: str, *, dtype=None,
           diagnoses: Iterable[Diagnosis] = (), own: Iterable[Diagnosis] = (), generic: str | None = None,
           generic_misconception: str = "wrong_values") -> None:

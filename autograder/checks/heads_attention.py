@@ -15,7 +15,7 @@ from .core import Call, CheckFailed
 
 def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", split="right", merge="right",
                 use_wo=True, shared=False, use_mask=True, values_from="kv", keys_from="kv", queries_from="q",
-                mask_head_axis=True, mask_inverted=False):
+                mask_head_axis=True, mask_inverted=False, kv_maps_swapped=False):
     """Multi-head attention with one of the typical mistakes switched on (also used by 05's checks)."""
     def cut(Y):
         *batch, n, w = Y.shape
@@ -24,6 +24,8 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
         return ref.split_heads(Y, h)
 
     Q = cut((X_kv if queries_from == "kv" else X_q) @ W_q)
+    if kv_maps_swapped:
+        W_k, W_v = W_v, W_k
     K = cut((X_q if keys_from == "q" else X_kv) @ (W_q if shared else W_k))
     V = cut((X_q if values_from == "q" else X_kv) @ W_v)
     factor = {"head": None, "none": 1.0, "total": 1 / math.sqrt(W_q.shape[1]), "d_model": 1 / math.sqrt(X_q.shape[-1])}[scale]
@@ -50,6 +52,10 @@ def mha_variant(X_q, X_kv, W_q, W_k, W_v, W_o, h, mask=None, *, scale="head", sp
 KEYS_FROM_QUERIES = ("your keys come from X_q: the keys and the values both come from X_kv (one key per value), "
                      "only the queries come from X_q.")
 
+KV_MAPS_SWAPPED = ("your keys are made with the value map W_v and your values with the key map W_k: each map has its "
+                   "own job, W_k makes what a query is compared with, W_v what is averaged (where their widths differ, "
+                   "queries and keys no longer have the same width).")
+
 MHA_MISTAKES = [
     (dict(scale="d_model"), "multi_head_attention.divisor_d_model",
      "your scores are divided by the square root of the model width; each head works in its own width d_k "
@@ -70,6 +76,7 @@ MHA_MISTAKES = [
      "transpose is not the inverse of the split (your multi_head_attention is graded with a correct merge_heads, "
      "so this merge is your own)."),
     (dict(keys_from="q"), "multi_head_attention.keys_from_queries", KEYS_FROM_QUERIES),
+    (dict(kv_maps_swapped=True), "multi_head_attention.key_value_maps_swapped", KV_MAPS_SWAPPED),
     (dict(queries_from="kv"), "multi_head_attention.queries_from_kv",
      "your queries come from X_kv: the queries come from X_q (one output row per query), the keys and values from "
      "X_kv."),
@@ -184,9 +191,14 @@ def _weights_property(weights, ref_w, mask, dtype, args) -> str:
         divisor = _head_divisor(weights, args, mask, dtype)  # the softmax of the masked scores over one number
         if divisor is not None:
             d_k = args[2].shape[1] // args[6]
-            return (f"are the softmax of each head's raw scores divided by {divisor:.4g}, where a head of width d_k = "
-                    f"{d_k} divides by sqrt(d_k) = {d_k ** 0.5:.4g}: the maps, the split, the mask and the softmax are "
-                    "right, the divisor is not.")
+            # d_k itself: sqrt(d_k) applied twice, or the square root left out (the same numbers); said only where no
+            # other simple divisor is d_k too (at d_k = 1 no division at all, at 2 sqrt(2 d_k), at 4 2 sqrt(d_k))
+            twice = (" (d_k itself: sqrt(d_k) applied twice, by your code and by the given attention, which divides "
+                     "already, or the square root left out)"
+                     if math.isclose(divisor, d_k, rel_tol=1e-5) and d_k not in (1, 2, 4) else "")
+            return (f"are the softmax of each head's raw scores divided by {divisor:.4g}{twice}, where a head of width "
+                    f"d_k = {d_k} divides by sqrt(d_k) = {d_k ** 0.5:.4g}: the maps, the split, the mask and the softmax "
+                    "are right, the divisor is not.")
         if mask is not None and np.asarray(mask).dtype == bool and np.ndim(mask) >= 2:
             hidden = np.broadcast_to(~np.expand_dims(np.asarray(mask), -3), ref_w.shape)
             if (np.abs(weights[hidden]) > atol).any():

@@ -35,6 +35,17 @@ MISCONCEPTIONS = {
     "dot_product.adds_entries": "adds matching entries instead of multiplying them",
     "dot_product.mean": "averages the products instead of adding them",
     "dot_product.cosine": "divides by the lengths of the vectors (cosine similarity)",
+    "dot_product.projection": "divides by the length of one vector only: the component of one vector along the other",
+    "dot_product.not_a_number": "returns the score as an array (a 1 x 1 matrix, say) instead of a number",
+    "attention_scores.square_table": "sizes the table n_q x n_q, as if there were as many keys as queries",
+    "attention_scores.softmaxed": "turns the scores into weights (a softmax) where the raw dot products are asked",
+    "softmax.sigmoid": "squashes each score on its own (a sigmoid): nothing is shared across the row",
+    "softmax.log_weights": "returns the logarithms of the weights (a log-softmax) instead of the weights",
+    "softmax.largest_is_one": "scales each row so that its largest weight is 1 instead of dividing by the row's total",
+    "weighted_average.output_transposed": "the output with its last two axes swapped: one row per value entry, one "
+                                          "column per query",
+    "weighted_average.elementwise": "the entrywise product `*` where the matrix product is meant",
+    "weighted_average.hard_choice": "takes the value of the key with the largest weight only, not the weighted mix",
     "dot_product.norms": "multiplies the lengths of the vectors, ignoring their angle",
     "dot_product.skips_entry": "leaves out the first or the last pair of entries (off by one)",
     "dot_product.never_negative": "takes absolute values, as if a score could not be negative",
@@ -62,16 +73,25 @@ def _dot_candidates(q, k):
     """``(value, misconception, message)`` of the usual dot-product mistakes on one pair of vectors."""
     with np.errstate(all="ignore"):
         yield float(np.sum(q) * np.sum(k)), "dot_product.product_of_sums", \
-            "you multiplied the sum of q by the sum of k; multiply matching entries first, then add the products."
+            "you multiplied the sum of q by the sum of k: that mixes every entry of q with every entry of k, where " \
+            "the dot product pairs each entry only with its match."
         yield float(np.sum(q + k)), "dot_product.adds_entries", \
             "you added matching entries; the dot product multiplies them, then adds the products."
         yield float(np.mean(q * k)), "dot_product.mean", \
             "you averaged the products of matching entries; the dot product is their sum."
         yield float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k))), "dot_product.cosine", \
             "you divided by the lengths of the vectors (the cosine similarity); the score is the plain dot product."
+        # one length only: the component of one vector along the other. Where the other vector has length 1 (the
+        # seeds' query) it is the cosine too, so there neither is named: the random vectors tell them apart.
+        for name, other, length in (("k", "q", np.linalg.norm(k)), ("q", "k", np.linalg.norm(q))):
+            for power, what in ((1, "length"), (2, "squared length")):
+                yield float(q @ k / length ** power), "dot_product.projection", \
+                    (f"you divided by the {what} of {name} only: that measures how far {other} reaches along the "
+                     f"direction of {name} (a projection), which no longer grows with the length of {name}; the "
+                     "score is the plain dot product.")
         yield float(np.linalg.norm(q) * np.linalg.norm(k)), "dot_product.norms", \
-            "you multiplied the lengths of the vectors; the dot product also depends on their angle: multiply " \
-            "matching entries and add the products."
+            "you multiplied the lengths of the vectors; the dot product also depends on their angle (vectors at a " \
+            "right angle score 0, opposing ones below 0)."
         yield float(q[:-1] @ k[:-1]), "dot_product.skips_entry", \
             "your sum leaves out the last pair of entries (a range that stops one early): every pair of matching " \
             "entries counts."
@@ -130,14 +150,28 @@ def _judge_dot(calls, outcomes, describe, tol):
             mistake = _dot_mistake(calls, outcomes, tol)
             if mistake is not None:
                 raise mistake
-            raise CheckFailed(f"the dot product of {describe(q, k)} is off: multiply matching entries and add the "
-                              "results.", "wrong_values")
+            raise CheckFailed(f"the dot product of {describe(q, k)} is off: check how your code combines each pair "
+                              "of matching entries, and how it puts the pairs together.", "wrong_values")
 
 
 @checks.add("dot_product", "seed_example", "the seeds' query (1, 0) against keys (1, 0), (0, 1), (0.5, 0.5), (-1, 0)",
             calls=lambda rng: [Call("dot_product", (np.array([1.0, 0.0]), np.array(k))) for k in SEED_KEYS])
 def _(calls, outcomes):
     _judge_dot(calls, outcomes, lambda q, k: f"the query with key ({', '.join(f'{v:g}' for v in k)})", (1e-9, 1e-12))
+    _number_not_array(calls, outcomes)
+
+
+def _number_not_array(calls, outcomes):
+    """Fail when the right score comes back inside an array of one entry (a 1 x 1 matrix, a length-1 vector): the
+    task asks for a number, and such a score does not behave as one where it is used (a list of them makes an
+    array with two more axes than the list; formatting it as a number fails). Judged on one check only: one
+    property, one point. A 0-d array or a numpy float is a number."""
+    for call, outcome in zip(calls, outcomes):
+        if outcome.error is None and np.ndim(outcome.value) >= 1:
+            raise CheckFailed(f"`{call.describe()}` returned an array of shape {np.shape(outcome.value)} holding the "
+                              "right score, not a number: a 1 x 1 matrix (what a row times a column gives) stays an "
+                              "array, so scores collected in a list make an array with extra axes instead of one "
+                              "number per key. Return the score itself, a Python float.", "dot_product.not_a_number")
 
 
 @checks.add("dot_product", "random_vectors", "random vectors of several lengths",
@@ -169,6 +203,14 @@ def _softmax_candidates(x, axis=-1):
                 yield ref.softmax(x, axis=other), "softmax.wrong_axis", \
                     (f"your weights are normalised along the wrong axis ({where}): each row of scores belongs to one "
                      "query and must sum to 1 along the key axis, the last one.")
+        yield 1 / (1 + np.exp(-x)), "softmax.sigmoid", \
+            ("each of your weights is the sigmoid of its own score, squashed into (0, 1) on its own: nothing is "
+             "shared across the row, so a row does not sum to 1 and raising one score leaves the other weights as "
+             "they are. The softmax divides each exponential by a total shared by the whole row.")
+        top = x.max(axis=axis, keepdims=True)
+        yield x - top - np.log(np.exp(x - top).sum(axis=axis, keepdims=True)), "softmax.log_weights", \
+            ("your weights are the logarithms of the softmax weights (a log-softmax): every one is 0 or below, and "
+             "they sum to 1 only once exponentiated. Return the weights themselves.")
         e = np.exp(x - x.max())
         yield e / e.sum(), "softmax.global_normalisation", \
             "your weights sum to 1 over the whole array, not per row: normalise each query's row separately."
@@ -232,6 +274,8 @@ def _flattened(weights, x, axis, what):
     w, s, r = (np.moveaxis(np.asarray(a, dtype=np.float64), axis, -1) for a in (weights, x, right))
     if not np.isfinite(w).all() or w.shape != s.shape:
         return
+    if (w < 0).any() or not expect.allclose(w.sum(axis=-1), np.ones(w.shape[:-1]), 1e-6, 1e-9):
+        return  # the softmax of any scores, clipped ones too, is positive and sums to 1: this is not one
     for row_w, row_s, row_r in zip(w.reshape(-1, w.shape[-1]), s.reshape(-1, s.shape[-1]), r.reshape(-1, r.shape[-1])):
         for j in range(row_w.size):
             for k in range(j + 1, row_w.size):
@@ -255,6 +299,12 @@ def _normaliser(weights, x, axis, what):
     if x.ndim > 1 and math.isclose(float(weights.sum()), 1.0, rel_tol=1e-6):
         raise CheckFailed(f"{what} are in the right proportions within each row, but they sum to 1 over the whole "
                           "array, not per row: divide each row by its own total.", "softmax.global_normalisation")
+    if expect.allclose(weights.max(axis=axis), np.ones(np.delete(weights.shape, axis % weights.ndim)), rtol, atol):
+        # divided by the largest exponential, or shifted by the maximum and never divided: the same numbers
+        raise CheckFailed(f"{what} are in the right proportions within each row, and the largest weight of every row "
+                          "is exactly 1: each row was scaled by its largest exponential (or, after subtracting the "
+                          "row's maximum, left undivided), so a row sums to more than 1. The weights of a row share "
+                          "out one whole: divide by the total of the row.", "softmax.largest_is_one")
     raise CheckFailed(f"{what} are in the right proportions within each row, but a row does not sum to 1: divide "
                       "each exponential by the total of its own row.", "wrong_values")
 
@@ -272,13 +322,14 @@ def _(calls, outcomes):
     _softmax_error(calls[0], outcomes[0])
     weights = expect.array(outcomes[0], calls[0], "your weights")
     expect.shape(weights, x.shape, "your weights", " (the same shape as the scores)")
-    if (weights < 0).any():
-        raise CheckFailed("some weights are negative; exponentials are always positive.", "softmax.no_exp")
-    if not expect.allclose(weights.sum(axis=-1), np.ones(x.shape[0]), 1e-6, 1e-9):
+    negative = (weights < 0).any()
+    if negative or not expect.allclose(weights.sum(axis=-1), np.ones(x.shape[0]), 1e-6, 1e-9):
         matching = {(m, message) for candidate, m, message in _softmax_candidates(x)
                     if expect.allclose(weights, candidate, 1e-6, 1e-9)}
         if len({m for m, _ in matching}) == 1:
             raise CheckFailed(*min(matching)[::-1])
+        if negative:  # a property, not a cause: negative numbers come from more than a missing exp
+            raise CheckFailed("some weights are negative; exponentials are always positive.", "wrong_values")
         _normaliser(weights, x, -1, "your weights")
         raise CheckFailed("the weights of a row do not sum to 1: divide each exponential by the total of its row.",
                           "wrong_values")
@@ -350,6 +401,7 @@ def _judge_scores(call, outcome, what="your scores"):
         if found is not None:
             raise CheckFailed(f"`{call.describe()}` raised {outcome.error.split(':')[0]}: {found[1]}", found[0])
     scores = expect.array(outcome, call, what)
+    _square_table(scores, Q, K, batch, what)
     expect.shape(scores, batch + (n_q, n_k), what, " = (..., n_q, n_k)", diagnoses=[
         (batch + (n_k, n_q), "attention_scores.keys_by_queries",
          "rows must be queries and columns keys, not the other way round: your table has one row per key."),
@@ -360,11 +412,29 @@ def _judge_scores(call, outcome, what="your scores"):
     diagnoses = [(ref.attention_scores(Q, K) / np.sqrt(Q.shape[-1]), "attention_scores.scaled",
                   "your scores are divided by sqrt(d_k): this function returns the raw dot products, entry (i, j) "
                   "= query i . key j; the division belongs to the attention step (notebook 02).")] if Q.shape[-1] > 1 else []
+    softmaxed = ("your scores are already weights: each row is positive and sums to 1 (a softmax of the dot "
+                 "products). This function returns the raw dot products, of any size and sign; the softmax is a later "
+                 "step.")
+    diagnoses += [(ref.softmax(ref.attention_scores(Q, K)), "attention_scores.softmaxed", softmaxed),
+                  (ref.softmax(ref.attention_scores(Q, K) / np.sqrt(Q.shape[-1])), "attention_scores.softmaxed",
+                   softmaxed)]
     if Q.shape[-1] == K.shape[-2]:
         diagnoses.append((Q @ K, "attention_scores.k_not_transposed",
                           "your scores multiply Q by K as it is: a query met a column of K instead of a key (a row of K)."))
     expect.close(scores, ref.attention_scores(Q, K), what, dtype=np.result_type(Q, K), diagnoses=diagnoses,
                  generic="do not match: entry (i, j) is the dot product of query i with key j.")
+
+
+def _square_table(scores, Q, K, batch, what):
+    """Fail naming it when the table is n_q x n_q and holds the scores of the first n_q keys (more keys than
+    queries): its width was taken from the queries, as if there were as many keys."""
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    if n_q < n_k and scores.shape == batch + (n_q, n_q) and expect.allclose(
+            scores, ref.attention_scores(Q, K)[..., :n_q], *expect.tolerances(np.result_type(Q, K))):
+        raise CheckFailed(f"{what} has shape {scores.shape}, expected {batch + (n_q, n_k)}: your table has one column "
+                          f"per query ({n_q}), not one per key ({n_k} here), and holds the scores of the first "
+                          f"{n_q} key{'s' if n_q > 1 else ''} only: its width was taken from the queries, as if there were as many keys as queries. "
+                          "Test with more keys than queries.", "attention_scores.square_table")
 
 
 @checks.add("attention_scores", "seed_example", "the seed's query (1, 0) against keys (1, 0), (0, 1), (0.5, 0.5)",
@@ -417,15 +487,28 @@ AVERAGE_MISTAKES = (
      lambda weights, V: (V.T @ weights.T).T),
 )
 
+#: Mistakes named only where their signature says more than "raises" (:func:`signature.identify`'s
+#: ``reference``): an entrywise product raises a broadcasting error on most inputs, as other mistakes do.
+AVERAGE_TELLING = (
+    ("weighted_average.elementwise",
+     "your answer gives values or fails exactly where the entrywise product `*` would: `*` multiplies matching "
+     "entries of two arrays (broadcasting their shapes), which is not a matrix product: each query's row of weights "
+     "must meet the values of every key, and the products be added up over the keys.",
+     lambda weights, V: weights * V),
+)
+
 
 def _judge_averages(calls, outcomes, graded=None):
     """Every input of a weighted_average check; an error is named by its signature over them all. Past the
     ``graded`` calls: the first-sequence probes of the batched ones (:mod:`.batching`)."""
     graded = len(calls) if graded is None else graded
     if any(outcome.error for outcome in outcomes[:graded]):
-        found = signature.identify(outcomes[:graded], [(m, message, [signature.predict(f, *call.args)
-                                                                     for call in calls[:graded]])
-                                                       for m, message, f in AVERAGE_MISTAKES])
+        def signatures(mistakes):
+            return [(m, message, [signature.predict(f, *call.args) for call in calls[:graded]])
+                    for m, message, f in mistakes]
+        found = signature.identify(outcomes[:graded], signatures(AVERAGE_MISTAKES)) or signature.identify(
+            outcomes[:graded], signatures(AVERAGE_TELLING),
+            reference=[signature.predict(ref.weighted_average, *call.args) for call in calls[:graded]])
         if found is not None:
             raise CheckFailed(found[1], found[0])
     batching.judge_with_first_sequences(calls, outcomes, graded, (2, 2), _judge_average, "weighted_average.fixed_axes")
@@ -452,6 +535,8 @@ def _judge_average(call, outcome, what="your output"):
     if out.shape == summed_queries.shape and expect.allclose(out, summed_queries, *expect.tolerances(out.dtype)):
         raise CheckFailed(f"{what} has shape {out.shape}, one row per key: {SUMMED_QUERIES}",
                           "weighted_average.sums_over_queries")
+    right = ref.weighted_average(weights, V)
+    expect.transposed(out, right, what, "weighted_average.output_transposed", "query", "value entry")
     expect.shape(out, batch + (n_q, d_v), what, " = (..., n_q, d_v)", diagnoses=[
         (batch + (n_q,) + batch + (d_v,), "weighted_average.np_dot_batched",
          "np.dot on stacks of matrices pairs every batch with every other batch; use `@` (np.matmul)."),
@@ -464,13 +549,19 @@ def _judge_average(call, outcome, what="your output"):
                   "so the weighted sum *is* the average."),
                  (np.broadcast_to(V.mean(axis=-2, keepdims=True), batch + (n_q, d_v)), "weighted_average.unweighted_mean",
                   "your output is the plain mean of the values: multiply each value by its weight before adding.")]
+    top = np.argmax(weights, axis=-1)[..., None] == np.arange(n_k)  # one-hot on each query's largest weight
+    diagnoses.append((top @ V, "weighted_average.hard_choice",
+                      "your output is, for each query, the value of the one key with the largest weight: a hard "
+                      "choice. The output is a weighted mix, to which every key contributes its value in proportion "
+                      "to its weight."))
     if n_k == d_v:
         diagnoses.append((summed_width, "weighted_average.sums_over_width", f"{what} sums the wrong axis: {SUMMED_WIDTH}"))
     if n_q == n_k:
         diagnoses.append((np.swapaxes(weights, -1, -2) @ V, "weighted_average.transposed_weights",
                           "you used the columns of the weights: row i of the weights belongs to query i."))
     expect.close(out, ref.weighted_average(weights, V), what, dtype=np.result_type(weights, V), diagnoses=diagnoses,
-                 generic="does not match: row i is the sum over keys j of weights[i, j] times value j.")
+                 generic="does not match the weighted average of the values: each query's row of weights says how "
+                         "much of each key's value goes into that query's output.")
 
 
 @checks.add("weighted_average", "seed_example",

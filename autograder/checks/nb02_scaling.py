@@ -23,6 +23,17 @@ MISCONCEPTIONS = {
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
     "score_variance.not_standard_normal": "draws the entries of q and k from another distribution than the standard "
                                           "normal (mean 0, variance 1) that the argument assumes",
+    "score_variance.shrunk_by_d_k": "about 1/d_k: the variance of scores d_k times smaller than raw ones (entries of "
+                                    "variance 1/d_k, or the scores divided by d_k)",
+    "scale.whole_number_root": "divides by the square root of d_k made a whole number (rounded or truncated)",
+    "scale.subtracts": "subtracts the divisor from the scores instead of dividing by it",
+    "leading_weight.smallest_weight": "returns the smallest of the three weights instead of the largest",
+    "leading_weight.fixed_divisor": "divides the scaled scores by a number that does not follow the width",
+    "softmax_jacobian.squares_not_products": "off the diagonal, the square of one weight instead of a product of two "
+                                            "(a 1-D array times itself is entrywise)",
+    "softmax_jacobian.half_filled": "fills one half of the (symmetric) Jacobian and leaves the other half at 0",
+    "STOP_AND_TRY.sorted_scores": "the Stop-and-try scores sorted, not in the order of the keys",
+    "STOP_AND_TRY.scaled_by_n_k": "the Stop-and-try weights divided by the square root of the number of keys",
     "scale.none": "the scores are not scaled",
     "scale.by_d_k": "divides by d_k instead of sqrt(d_k)",
     "scale.multiplies": "multiplies by sqrt(d_k) instead of dividing",
@@ -51,6 +62,9 @@ MISCONCEPTIONS = {
     "attention.weights_transposed": "right output, but returns the weights transposed (one row per key)",
     "attention.no_softmax": "uses the scaled scores as the weights, without the softmax",
     "attention.scaled_after_softmax": "divides the weights by sqrt(d_k) after the softmax instead of the scores before it",
+    "attention.divisor_after_softmax": "divides after the softmax, the values or the output, instead of the scores "
+                                       "before it",
+    "attention.keys_averaged": "averages the keys with the weights instead of the values",
     "attention.width_from_wrong_axis": "reads d_k from another axis than the last (right for 2-D inputs only): the "
                                        "divisor is the square root of a batch, head or sequence length",
     "STOP_AND_TRY.scaled_scores": "gave scaled scores (or weights) where the raw dot products were asked",
@@ -135,6 +149,16 @@ def _common_factor(calls, outcomes) -> float | None:
     return sum(ratios) / len(ratios)
 
 
+def _shrunk_by_d_k(calls, outcomes) -> bool:
+    """Whether the answer is about 1/d_k at every graded width (within the sample noise, 10 %): the variance of
+    scores d_k times smaller than raw ones (at d_k = 1 it is right)."""
+    for call, outcome in zip(calls, outcomes):
+        value = _probe_value(outcome)
+        if value is None or not math.isfinite(value) or abs(value * call.args[0] - 1.0) > 0.1:
+            return False
+    return True
+
+
 @checks.add("score_variance", "matches_d_k", "the variance of q . k is close to d_k (d_k = 1, 16 and 64)",
             calls=lambda rng: [Call("score_variance", (d, n), {"rng": int(rng.integers(1 << 30))})
                                for d, n in VARIANCE_CASES]
@@ -159,6 +183,13 @@ def _(calls, outcomes):
             raise CheckFailed(f"at d_k = {d_k} your answer is close to 1, where the variance of the raw score q . k "
                               "(the sum of d_k products) is d_k: check that each sample is a whole dot product of two "
                               "vectors of d_k entries, not divided by anything.", "wrong_values")
+        shrunk = _shrunk_by_d_k(calls[:graded], outcomes[:graded])
+        if shrunk:
+            raise CheckFailed(f"at d_k = {d_k} your estimate is {got:.4g}, and at every width it is about 1/d_k: the "
+                              "variance of scores d_k times smaller than raw ones. That is what entries of variance "
+                              "1/d_k each give (a layer's initialisation scale, not the standard normal the argument "
+                              "assumes), or raw scores divided by d_k: the question asks for the variance of the raw "
+                              "score of standard-normal entries.", "score_variance.shrunk_by_d_k")
         factor = _common_factor(calls[:graded], outcomes[:graded])
         if factor is not None and abs(factor - 2.0) < 0.2:
             # About 2 x d_k is what entries of variance 2 give, and as much what correct draws give when a vector
@@ -195,6 +226,10 @@ def _scale_diagnoses(scores, d_k):
         (scores / d_k, "scale.by_d_k", "you divided by d_k; the divisor is its square root, sqrt(d_k), "
                                        "the standard deviation of a raw score."),
         (scores * math.sqrt(d_k), "scale.multiplies", "you multiplied by sqrt(d_k): divide instead, to shrink the scores."),
+        (scores - math.sqrt(d_k), "scale.subtracts",
+         "you subtracted the divisor from every score instead of dividing by it: a shift leaves the gaps between the "
+         "scores as they are (and the softmax does not change under a shift), so the scores are not brought closer "
+         "together; divide instead."),
         (scores / math.sqrt(scores.shape[-1]), "scale.by_n_k",
          "you divided by the square root of the number of keys (the scores' last axis); the divisor is the key width "
          "d_k, which is passed as an argument because the scores do not show it."),
@@ -246,6 +281,14 @@ def _constant_divisor(calls, outcomes, graded):
             return
         ratios.append((ratio, d_k))
     widths = {d_k for _, d_k in ratios}
+    whole = [(r, d_k) for r, d_k in ratios if not math.isclose(round(math.sqrt(d_k)), math.sqrt(d_k))]
+    if whole and all(math.isclose(r, math.isqrt(d_k), rel_tol=1e-6) or math.isclose(r, round(math.sqrt(d_k)), rel_tol=1e-6)
+                     for r, d_k in ratios) and len({round(r, 9) for r, _ in ratios}) > 1:
+        # truncated or rounded: the probes (d_k = 5, 10) give both the same divisor, so neither is said alone
+        told = ", ".join(f"{r:g} at d_k = {d_k}" for r, d_k in whole)
+        raise CheckFailed(f"your scores are divided by {told}: the square root of d_k made a whole number (rounded or "
+                          "truncated), which is exact only where d_k is a perfect square (16, 64). The divisor is the "
+                          "square root itself, a fraction in general.", "scale.whole_number_root")
     if len(widths) > 1 and all(math.isclose(r, ratios[0][0], rel_tol=1e-6) for r, _ in ratios):
         raise CheckFailed(f"your scores are divided by the same number, {ratios[0][0]:.4g}, at every d_k "
                           f"({', '.join(str(d) for d in sorted(widths))}): a fixed divisor does not follow the key width "
@@ -259,10 +302,13 @@ def _constant_divisor(calls, outcomes, graded):
 #: Scores of the seed's shape with a key width of their own (d_k = 5 against 3 keys): never graded, it tells the
 #: divisors apart where the seed's d_k = 2 does not.
 SCALE_PROBE = Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 5))
+#: A second width (d_k = 10): a divisor that follows the whole-number part of sqrt(d_k) gives 3, one that
+#: follows half of d_k (2 at d_k = 5, as the whole-number root) gives 5.
+SCALE_PROBE_WIDE = Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 10))
 
 
 @checks.add("scale_scores", "seed_example", "raw scores (2, 1, 0) with d_k = 2 become (1.414, 0.707, 0)",
-            calls=lambda rng: [Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 2)), SCALE_PROBE])
+            calls=lambda rng: [Call("scale_scores", (np.array([2.0, 1.0, 0.0]), 2)), SCALE_PROBE, SCALE_PROBE_WIDE])
 def _(calls, outcomes):
     _judge_scales(calls, outcomes, 1)
 
@@ -348,7 +394,49 @@ LEADING_MISTAKES = (
      "your unscaled leading weight does not grow with the width: the raw scores stand for dot products of width "
      "`width`, so they grow with it, as (2, 1, 0) times sqrt(width); scaling then brings them back.",
      lambda w, scaled: _leading(np.array([2.0, 1.0, 0.0]) / (math.sqrt(w) if scaled else 1))),
+    ("leading_weight.smallest_weight",
+     "your answer is, at every width and with both flags, the smallest of the three softmax weights, not the largest "
+     "(a sort puts the smallest first unless its order is reversed).",
+     lambda w, scaled: float(ref.softmax(np.array([2.0, 1.0, 0.0]) * (1 if scaled else math.sqrt(w))).min())),
 )
+
+
+def _gap_of(weight: float) -> float | None:
+    """The g >= 0 whose scores (2, 1, 0) g give ``weight`` as their largest softmax weight (the leading weight grows
+    with g from 1/3 towards 1), or None where it is saturated or not a leading weight."""
+    if not 1 / 3 < weight < 1 - 1e-9:
+        return None
+    low, high = 0.0, 60.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _leading(np.array([2.0, 1.0, 0.0]) * middle) < weight else (low, middle)
+    return (low + high) / 2
+
+
+def _fixed_divisor(calls, outcomes) -> CheckFailed | None:
+    """The verdict when the unscaled calls are right and the scaled ones are the raw scores (2, 1, 0) sqrt(width)
+    divided by one and the same number c at every width (c away from sqrt(width)): read from the first width where
+    the weight is not saturated, checked at every width."""
+    values = [_number_or_none(o) for o in outcomes]
+    if None in values:
+        return None
+    scaled = [(c.args[0], v) for c, v in zip(calls, values) if c.kwargs["scaled"]]
+    if not all(expect.allclose(v, ref.leading_weight(c.args[0], scaled=False), *LEADING_TOL)
+               for c, v in zip(calls, values) if not c.kwargs["scaled"]):
+        return None
+    gaps = [(w, _gap_of(v)) for w, v in scaled]
+    w0, g0 = next(((w, g) for w, g in gaps if g is not None and g > 1e-6), (None, None))
+    if w0 is None:
+        return None
+    divisor = math.sqrt(w0) / g0
+    if not all(expect.allclose(v, _leading(np.array([2.0, 1.0, 0.0]) * math.sqrt(w) / divisor), *LEADING_TOL)
+               for w, v in scaled) or all(math.isclose(divisor, math.sqrt(w), rel_tol=1e-4) for w, _ in scaled):
+        return None
+    which = " (the square root of 3, the number of scores)" if math.isclose(divisor, math.sqrt(3), rel_tol=1e-4) else ""
+    return CheckFailed(f"your scaled scores are the raw ones divided by the same number, {divisor:.4g}{which}, at every "
+                       "width: a divisor that does not follow the width cannot cancel the growth of the raw scores, "
+                       "so your scaled leading weight still changes with the width. The divisor is set by the width "
+                       "of the vectors whose dot products the scores are.", "leading_weight.fixed_divisor")
 
 
 def _judge_leading(calls, outcomes, scaled):
@@ -368,6 +456,10 @@ def _judge_leading(calls, outcomes, scaled):
                               "flag the position of the largest weight among the three keys (counted from 0), not the "
                               "weight itself: return the largest softmax weight, a fraction.",
                               "leading_weight.returns_index")
+        found = signature.identify(outcomes, [(m, message, [f(c.args[0], c.kwargs["scaled"]) for c in calls])
+                                              for m, message, f in LEADING_MISTAKES], LEADING_TOL)
+        if found is not None:  # a mistake's curve at every width and flag: a weight where it is one
+            raise CheckFailed(found[1], found[0])
         for other_call, other in zip(calls, outcomes):  # a flag or curve compared only between weights
             if _number_or_none(other) is not None:
                 expect.weight_kind(other, other_call, f"`leading_weight({other_call.args[0]!r}, "
@@ -376,10 +468,9 @@ def _judge_leading(calls, outcomes, scaled):
         flag = _flag_mistake(calls, outcomes, scaled)
         if flag is not None:
             raise CheckFailed(*flag)
-        found = signature.identify(outcomes, [(m, message, [f(c.args[0], c.kwargs["scaled"]) for c in calls])
-                                              for m, message, f in LEADING_MISTAKES], LEADING_TOL)
-        if found is not None:
-            raise CheckFailed(found[1], found[0])
+        fixed = _fixed_divisor(calls, outcomes)
+        if fixed is not None:
+            raise fixed
         if expect.allclose(got, ref.leading_weight(width, scaled=not scaled), *LEADING_TOL):
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` gives the value of the other flag "
                               f"(scaled={not scaled}), though not at every width: check how your code reads `scaled` "
@@ -410,6 +501,13 @@ LOG_SOFTMAX = ("your Jacobian is that of log p, the log of the weights: row i of
 
 
 def _jacobian_diagnoses(p):
+    want = ref.softmax_jacobian(p)
+    squares = ("your diagonal is right, but off the diagonal each entry involves one weight only (minus its square, "
+               "the same down a column or along a row), where entry (i, j) involves two, p_i and p_j: a 1-D array "
+               "times itself is entrywise, one square per weight (and `.T` leaves a 1-D array as it is), not the "
+               "table of products of every pair of weights.")
+    half = ("one half of your Jacobian is right and the entries on the other side of the diagonal are 0: the "
+            "Jacobian of the softmax is symmetric, and both halves must be filled in.")
     outer = np.outer(p, p)
     off_positive = outer.copy()
     np.fill_diagonal(off_positive, p * (1 - p))
@@ -438,6 +536,10 @@ def _jacobian_diagnoses(p):
         (np.eye(len(p)) - p[None, :], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
         (np.eye(len(p)) - p[:, None], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
         (p[None, :] * (1 - p[:, None]), "softmax_jacobian.delta_as_one", delta_as_one),
+        (np.diag(p) - (p * p)[None, :], "softmax_jacobian.squares_not_products", squares),
+        (np.diag(p) - (p * p)[:, None], "softmax_jacobian.squares_not_products", squares),
+        (np.tril(want), "softmax_jacobian.half_filled", half),
+        (np.triu(want), "softmax_jacobian.half_filled", half),
     ]
 
 
@@ -555,6 +657,9 @@ def _(calls, outcomes, item):
             or np.allclose(got, ref.softmax(raw), atol=HAND_ATOL):
         raise CheckFailed("these are scaled scores or weights; the question asks for the raw dot products q . k.",
                           "STOP_AND_TRY.scaled_scores")
+    if any(np.allclose(got, order, atol=HAND_ATOL) for order in (np.sort(raw), np.sort(raw)[::-1])):
+        raise CheckFailed("these are the right three scores, sorted, not in the order of the keys: score i belongs to "
+                          "key k_i, and its place in the list says which key it is.", "STOP_AND_TRY.sorted_scores")
     raise CheckFailed("the raw scores are the dot products of the query with each key, in the order of the keys.",
                       "wrong_values")
 
@@ -570,11 +675,19 @@ def _(calls, outcomes, item):
     raw = item.scores()
     if np.allclose(got, ref.softmax(raw / math.sqrt(2)), atol=HAND_ATOL):
         return
-    if np.allclose(got, ref.softmax(raw), atol=HAND_ATOL):
-        raise CheckFailed("these are the weights of the raw scores: divide the scores by sqrt(d_k) = sqrt(2) "
-                          "before the softmax.", "STOP_AND_TRY.unscaled_weights")
-    if np.allclose(got, ref.softmax(raw / 2), atol=HAND_ATOL):
-        raise CheckFailed("you divided the scores by d_k = 2; divide by sqrt(2) ≈ 1.414.", "STOP_AND_TRY.scaled_by_d_k")
+    mistakes = [(ref.softmax(raw), "STOP_AND_TRY.unscaled_weights",
+                 "these are the weights of the raw scores: divide the scores by sqrt(d_k) = sqrt(2) before the "
+                 "softmax."),
+                (ref.softmax(raw / 2), "STOP_AND_TRY.scaled_by_d_k", "you divided the scores by d_k = 2; divide by "
+                                                                    "sqrt(2) ≈ 1.414."),
+                (ref.softmax(raw / math.sqrt(3)), "STOP_AND_TRY.scaled_by_n_k",
+                 "you divided the scores by the square root of the number of keys (3); the divisor is the square "
+                 "root of the key width d_k = 2, the length of each vector.")]
+    # named only where one mistake alone is within the rounding of a hand computation (the item keeps the first two
+    # apart from the right weights; two mistakes may still land on the same weights)
+    matching = {(m, message) for w, m, message in mistakes if np.allclose(got, w, atol=HAND_ATOL)}
+    if len(matching) == 1:
+        raise CheckFailed(*next(iter(matching))[::-1])
     raise CheckFailed("the weights are the softmax of the scaled scores, in the order of the keys.", "wrong_values")
 
 

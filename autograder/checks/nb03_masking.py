@@ -38,6 +38,17 @@ MISCONCEPTIONS = {
     "mask.no_broadcast": "works only with a mask of the scores' full shape (indexing with it, a reshape): fails on a "
                          "mask that broadcasts",
     "causal_mask.square_triangle": "takes the triangle of a square n_q x n_q table: fails with fewer keys than queries",
+    "causal_mask.not_an_array": "returns a list (of lists) instead of a boolean array",
+    "padding_mask.hides_queries": "hides the padded queries too: one (n_k, n_k) table per sequence instead of one row "
+                                  "of keys",
+    "padding_mask.axis_in_front": "puts the axis of length 1 in front of the batch: (1, batch, n_k)",
+    "padding_mask.at_the_start": "takes the padding to come first: the real keys at the end of each sequence",
+    "mask.fill_nan": "hidden scores set to NaN instead of -inf",
+    "mask.inf_times_zero": "builds the bias as -inf times the inverted mask: -inf x 0 is NaN at every allowed key",
+    "mask.log_of_float_mask": "takes the logarithm of a floating mask, which is already an additive bias",
+    "mask.float_as_keep_flags": "after the softmax, keeps the weights only where a floating mask is nonzero (its "
+                                "entries read as keep flags)",
+    "mask.query_axis_added": "adds a query axis to a mask that already has one",
     "mask.after_softmax": "mask applied after the softmax: the rows no longer sum to 1",
     "mask.after_softmax_renormalised": "mask applied after a softmax of the unmasked scores, then renormalised, "
                                        "without a guard for fully masked rows",
@@ -133,6 +144,11 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("causal_mask", (4,))])
 def _(calls, outcomes):
     got = expect.array(outcomes[0], calls[0], "`causal_mask(4)`")
+    if isinstance(outcomes[0].value, tuple):  # a list or tuple: the executor hands lists over as tuples
+        raise CheckFailed("`causal_mask(4)` returned a list of rows, not an array: the task asks for a boolean array. "
+                          "A list has no shape and no dtype, and the operations a mask meets fail on it or mean "
+                          "something else (`~` raises on a list; `==` compares the lists as a whole).",
+                          "causal_mask.not_an_array")
     if got.dtype != bool:
         raise CheckFailed(f"`causal_mask(4)` has dtype {got.dtype}; return booleans (`dtype=bool`). A float mask "
                           "means an additive bias in this course, so a 0/1 float mask would add 1 to allowed "
@@ -145,6 +161,7 @@ def _judge_padding(call, outcome):
     batch = lengths.shape[0]
     what = f"`padding_mask` for lengths {lengths.tolist()} and n_k = {n_k}"
     got = expect.array(outcome, call, what)
+    _padding_layout(got, ref.padding_mask(lengths, n_k), what)
     expect.shape(got, (batch, 1, n_k), what, " = (batch, 1, n_k)", diagnoses=[
         ((batch, n_k, 1), "padding_mask.wrong_axis",
          "the padding axis is the key axis: the mask must be (batch, 1, n_k) so that every query skips the padded "
@@ -166,11 +183,33 @@ def _judge_padding(call, outcome):
             (positions < lengths[:, None, None] - 1, "padding_mask.off_by_one",
              "off by one: a sequence of length L has keys 0 .. L-1, all of them real."),
             (~want, "padding_mask.inverted", "True marks the padding: in this course True means *may attend*."),
+            (positions >= n_k - lengths[:, None, None], "padding_mask.at_the_start",
+             "your mask takes the padding to come first, the real keys at the end of each sequence: a sequence of "
+             "length L is padded after its end, so its real keys are its first L positions."),
         ) if np.array_equal(flat, candidate)]
         if len({m for m, _ in matching}) == 1:
             raise CheckFailed(matching[0][1], matching[0][0])
         raise CheckFailed(f"{what} is wrong: key j is real (True) exactly when j < the sequence's length.",
                           "wrong_values")
+
+
+def _padding_layout(got, want, what):
+    """Fail naming it when the mask holds the right rows of real keys laid out in another shape: one table per
+    sequence that also hides the padded queries, or the axis of length 1 in front of the batch."""
+    batch, n_k = want.shape[0], want.shape[-1]
+    flat = got.astype(bool) if got.dtype.kind in "biuf" else got
+    real = want[:, 0, :]
+    if got.shape == (batch, n_k, n_k) and np.array_equal(flat, real[:, :, None] & real[:, None, :]):
+        raise CheckFailed(f"{what} has shape {got.shape}, expected {want.shape} = (batch, 1, n_k): your mask also hides "
+                          "the padded queries (one n_k x n_k table per sequence). A padding mask says which keys are "
+                          "real, one row per sequence that every query shares; what a padded query computes is simply "
+                          "never used, and a query with no allowed key gets nothing to read.",
+                          "padding_mask.hides_queries")
+    if batch > 1 and got.shape == (1, batch, n_k) and np.array_equal(flat[0], real):
+        raise CheckFailed(f"{what} has shape {got.shape}, expected {want.shape} = (batch, 1, n_k): the right rows, but "
+                          "the axis of length 1 is in front of the batch. It belongs between the batch and the keys, "
+                          "where the queries are, so that each sequence's row is shared by its queries.",
+                          "padding_mask.axis_in_front")
 
 
 @checks.add("padding_mask", "values", "a batch of three sequences padded to n_k = 6 (one unpadded)",
@@ -222,6 +261,13 @@ def _judge_apply(call, outcome, what="your masked scores"):
             (np.where(mask, -np.inf, scores), "mask.inverted",
              "you hid the allowed keys and kept the hidden ones: True means *may attend*."),
             (scores + mask.astype(scores.dtype), "mask.bool_as_bias", BOOL_AS_BIAS),
+            (np.where(mask, scores, np.nan), "mask.fill_nan",
+             "the hidden scores are NaN, not -inf: NaN spreads through the softmax (every weight of its row becomes "
+             "NaN), where exp(-inf) = 0 gives a hidden key weight 0."),
+            (np.where(mask, scores * np.nan, -np.inf), "mask.inf_times_zero",
+             "every allowed score is NaN and every hidden one -inf: a bias made by multiplying -inf by the inverted "
+             "mask is NaN where the mask allows, since -inf x 0 is NaN (IEEE 754), not 0. Choose 0 or -inf at each "
+             "position instead of multiplying."),
         ]
         if mask.shape[-1] == mask.shape[-2] and mask.ndim >= 2:
             diagnoses.append((np.where(np.swapaxes(mask, -1, -2), scores, -np.inf), "mask.transposed", MASK_TRANSPOSED))
@@ -313,6 +359,10 @@ FLOAT_READINGS = (
                            "floating mask is an additive bias, so a finite value such as -0.5 shifts its score.",
      lambda scores, mask: np.where(np.isfinite(mask), scores, -np.inf)),
     ("mask.float_ignored", "you ignored the floating mask: add it to the scores.", lambda scores, mask: scores),
+    ("mask.log_of_float_mask", "your answer adds the logarithm of the floating mask: its 0 (keep) became -inf and its "
+                               "-inf and negative values NaN. A floating mask is already a bias in the scores' units "
+                               "(0 keeps, -inf hides, other values shift): it is added as it is.",
+     lambda scores, mask: scores + np.log(mask)),
 )
 
 
@@ -395,6 +445,10 @@ def _masked_candidates(Q, K, V, mask):
             "1. A floating mask is added to the scaled scores before the softmax."
         yield ref.softmax(np.where(mask.astype(bool), scaled, -np.inf)), "mask.float_as_bool", \
             "a floating mask is an additive bias (0 keeps a score, -inf removes it): add it to the scaled scores."
+        yield np.where(mask, ref.softmax(ref.apply_mask(scaled, mask)), 0.0), "mask.float_as_keep_flags", \
+            "after the softmax your weights are kept only where the floating mask is nonzero, as if its entries were " \
+            "keep flags: a floating mask is a bias already added to the scores, and its 0 means keep. The softmax of " \
+            "the masked scores is the answer as it is."
         yield ref.softmax(ref.apply_mask(scaled * math.sqrt(d_k), mask) / math.sqrt(d_k)), "mask.before_scaling", \
             "you added the floating mask before dividing by sqrt(d_k): the bias is added to the scaled scores " \
             "(as PyTorch's attn_mask is)."
@@ -437,12 +491,19 @@ def _judge_masked(call, outcome, what=""):
                     matching.append((misconception, message))
             if len({m for m, _ in matching}) == 1:
                 raise CheckFailed(matching[0][1], matching[0][0])
-            # softmax, mask, then renormalise: right wherever a row has an allowed key (where two mistakes gave these
-            # weights, the property alone)
+            # right wherever a row has an allowed key: what the empty rows got is said, not a cause (the weights of
+            # the unmasked scores come from a softmax taken before masking, renormalised with a fallback, as much as
+            # from an explicit fallback to every key; the underflow probe of masked_large_scores tells the first)
             if empty.any() and expect.allclose(weights[~empty], ref_w[~empty], rtol, atol):
+                unmasked = np.broadcast_to(ref.softmax(Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])),
+                                           ref_w.shape)
+                if expect.allclose(weights[empty], unmasked[empty], rtol, atol):
+                    raise CheckFailed("rows with at least one allowed key are right, but a query whose keys are all "
+                                      "hidden got the weights of its unmasked scores, as if it read every key: a query "
+                                      "with no allowed key reads nothing, so its weights and output are zeros.",
+                                      "wrong_values")
                 raise CheckFailed("rows with at least one allowed key are right, but a query whose keys are all hidden "
-                                  "must get weights and output of zeros (the guard for 0/0).",
-                                  "wrong_values" if matching else "mask.after_softmax_renormalised")
+                                  "must get weights and output of zeros (the guard for 0/0).", "wrong_values")
     judge_attention(call, outcome, mask=mask, what=what)
 
 
@@ -463,8 +524,54 @@ def _probed(make):
     return lambda rng: [*batching.with_first_sequences(make(rng), CORE, MASK_CORE), scale_probe(rng)]
 
 
+def _with_query_axis(call, outcome) -> str | None:
+    """How the outcome of a masked call shows a mask given one more axis of length 1 before its keys: ``"said"`` where
+    the given attention refuses the mask at that shape (its own words), ``"shape"`` where the weights and output have
+    the shape that mask broadcasts the scores to (a helper that does not check the mask lets it through, as the
+    instructor's apply_mask in the student kit does), ``"raised"`` where that mask cannot broadcast against the
+    scores and the call raised a ValueError; None where the outcome shows no such mask."""
+    Q, K, V = call.args[:3]
+    passed = np.shape(call.kwargs["mask"])
+    inserted = passed[:-1] + (1,) + passed[-1:]
+    scores = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2]) + (Q.shape[-2], K.shape[-2])
+    if outcome.error is not None:
+        if raised.mask_shape(outcome.error) == inserted:
+            return "said"
+        try:
+            np.broadcast_shapes(inserted, scores)
+        except ValueError:
+            return "raised" if outcome.error.startswith("ValueError") else None
+        return None
+    try:
+        spread = np.broadcast_shapes(inserted, scores)
+        out, weights = expect.pair(outcome, call)
+    except (ValueError, CheckFailed):
+        return None
+    batch = spread[:-1]
+    return "shape" if spread != scores and weights.shape == spread and out.shape == batch + (V.shape[-1],) else None
+
+
+def _query_axis_added(calls, outcomes):
+    """Fail naming it when every call with a mask shows a mask of the passed mask's shape with an axis of length 1
+    inserted before its keys (a query axis added to a mask that has one: :func:`_with_query_axis`), some call shows
+    its shape (refused in the given attention's words, or broadcast into the output), and every call without a mask
+    gets an answer."""
+    masked = [(c, o) for c, o in zip(calls, outcomes) if c.kwargs.get("mask") is not None]
+    if not masked or any(o.error is not None for c, o in zip(calls, outcomes) if c.kwargs.get("mask") is None):
+        return
+    shown = [_with_query_axis(c, o) for c, o in masked]
+    if None not in shown and {"said", "shape"} & set(shown):
+        passed = np.shape(masked[0][0].kwargs["mask"])
+        got = passed[:-1] + (1,) + passed[-1:]
+        raise CheckFailed(f"a mask of shape {passed} reaches the given attention as {got}: your code adds an axis of "
+                          "length 1 in front of the keys, a query axis, to a mask that already has one (a causal mask "
+                          "(n_q, n_k), a padding mask (batch, 1, n_k)). The mask passed in lines up with the scores as "
+                          "it is.", "mask.query_axis_added")
+
+
 def _judge_sdpas(calls, outcomes, graded):
     """:func:`_judge_masked` on the ``graded`` calls, with their first-sequence probes; a divisor named from all."""
+    _query_axis_added(calls, outcomes)
     judge_attentions(calls, outcomes, graded, lambda calls, outcomes: batching.judge_with_first_sequences(
         calls[:-1], outcomes[:-1], graded, CORE, _judge_masked, "attention.fixed_axes",
         batched_mistakes=frozenset({"attention.batched_transpose"}), keywords=MASK_CORE))
@@ -538,6 +645,7 @@ def _(calls, outcomes):
                                _sdpa(_qkv(rng, 3, 5, 3, 2), _float_mask(rng, (3, 5))), scale_probe(rng)])
 def _(calls, outcomes):
     # calls: the float32 call and its first sequence, then two more calls that only must leave their inputs alone
+    _query_axis_added(calls, outcomes)
     judge_attentions(calls, outcomes, 1, lambda calls, outcomes: batching.judge_with_first_sequences(
         calls[:2], outcomes[:2], 1, CORE, _judge_masked, "attention.fixed_axes",
         batched_mistakes=frozenset({"attention.batched_transpose"}), keywords=MASK_CORE))

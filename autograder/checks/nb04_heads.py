@@ -6,9 +6,9 @@ import numpy as np
 
 import attention_ref as ref
 
-from . import batching, expect, signature
+from . import batching, expect, raised, signature
 from .core import Call, CheckFailed, CheckList
-from .heads_attention import KEYS_FROM_QUERIES, _mha_args, _mha_call, headless, judge_mha, mha_variant, nan_where  # noqa: F401 (05 imports them from here)
+from .heads_attention import KEYS_FROM_QUERIES, KV_MAPS_SWAPPED, _mha_args, _mha_call, headless, judge_mha, mha_variant, nan_where  # noqa: F401 (05 imports them from here)
 
 ASSIGNMENT = "04_heads"
 TASKS = ["project", "attention_param_count", "split_heads", "merge_heads", "multi_head_attention"]
@@ -20,6 +20,9 @@ MISCONCEPTIONS = {
     "attention_param_count.no_output_projection": "leaves out the output projection W_o",
     "attention_param_count.ignores_flag": "ignores output_projection=False",
     "attention_param_count.map_miscounted": "leaves out one of the maps, or counts one twice",
+    "attention_param_count.no_value_map": "leaves out the value map W_v",
+    "attention_param_count.paper_head_width": "takes the paper's head width, 64, whatever d_model and the heads are",
+    "attention_param_count.not_an_int": "returns the count as a float (a true division `/` in it) instead of an int",
     "attention_param_count.widths_swapped": "uses d_v for the query/key maps and d_k for the value map",
     "attention_param_count.square_maps": "counts every map as d_model x d_model, ignoring the per-head widths",
     "attention_param_count.square_output_map": "counts W_o as a square d_model x d_model map, ignoring the width of the merged heads",
@@ -46,6 +49,16 @@ MISCONCEPTIONS = {
     "multi_head_attention.mask_inverted": "reads the mask the other way round (True = hidden) inside the heads",
     "multi_head_attention.merge_interleaved": "merges the heads by interleaving their columns instead of joining them end to end",
     "multi_head_attention.mask_no_head_axis": "passes a (batch, n_q, n_k) mask to the heads without a head axis",
+    "multi_head_attention.head_axis_in_front": "adds the mask's head axis in front of its batch axis: a (batch, n_q, "
+                                               "n_k) mask lines its batch up with the heads",
+    "multi_head_attention.key_value_maps_swapped": "makes the keys with W_v and the values with W_k",
+    "project.output_transposed": "the projection with its last two axes swapped: one row per output entry, one column "
+                                 "per position",
+    "project.activation": "applies a nonlinearity (an activation) after the linear map",
+    "split_heads.cut_positions": "cuts the heads along the positions instead of along the width",
+    "split_heads.count_as_width": "reads num_heads as the width of each head",
+    "merge_heads.heads_not_joined": "moves the head axis back but never joins the heads into one row",
+    "merge_heads.n_and_d_swapped": "reads the positions and the head width in the wrong order from the input's shape",
     "multi_head_attention.values_from_queries": "projects the values from X_q instead of X_kv",
     "multi_head_attention.keys_from_queries": "projects the keys from X_q instead of X_kv",
     "multi_head_attention.queries_from_kv": "projects the queries from X_kv instead of X_q",
@@ -65,12 +78,25 @@ def _judge_project(call, outcome):
     X, W = call.args
     result = expect.array(outcome, call, "your projection")
     expected_shape = X.shape[:-1] + W.shape[1:]
+    right = ref.project(X, W)
+    expect.transposed(result, right, "your projection", "project.output_transposed", "position", "output entry")
     expect.shape(result, expected_shape, "your projection", " (..., n, d_out): one output entry per column of W")
-    expect.close(result, ref.project(X, W), "your projection", dtype=X.dtype,
-                 diagnoses=[(X @ W.T, "project.transposed_map",
-                             "you applied the transpose of the map: each output entry of a row comes from a column of W "
-                             "(one output entry per column), and yours come from its rows.")] if W.shape[0] == W.shape[1] else (),
+    diagnoses = [(X @ W.T, "project.transposed_map",
+                  "you applied the transpose of the map: each output entry of a row comes from a column of W "
+                  "(one output entry per column), and yours come from its rows.")] if W.shape[0] == W.shape[1] else []
+    with np.errstate(all="ignore"):
+        for name, f in ACTIVATIONS:
+            diagnoses.append((f(right), "project.activation",
+                              f"your projection is the linear map followed by {name}: a projection is the map alone "
+                              "(a layer's activation, where it has one, is a step of its own; attention's maps have "
+                              "none)."))
+    expect.close(result, right, "your projection", dtype=X.dtype, diagnoses=diagnoses,
                  generic="does not match the projection: each output row is its input row mapped by W.")
+
+
+#: The activations a dense layer applies after its map (Keras' Dense(activation=...), say), in words.
+ACTIVATIONS = (("tanh", np.tanh), ("a ReLU (negative entries set to 0)", lambda y: np.maximum(y, 0.0)),
+               ("a sigmoid", lambda y: 1 / (1 + np.exp(-y))))
 
 
 @checks.add("project", "seed_example", "the docstring's example and a square map",
@@ -96,7 +122,16 @@ def _(calls, outcomes):
 
 
 # ---------------------------------------------------------------- attention_param_count
+PAPER_HEAD_WIDTH = 64  # Vaswani et al. 2017: d_model = 512 shared by 8 heads
+
+
 def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    if d_k is None and d_v is None and d_model // num_heads != PAPER_HEAD_WIDTH:
+        yield ref.attention_param_count(d_model, num_heads, PAPER_HEAD_WIDTH, PAPER_HEAD_WIDTH, output_projection), \
+            "attention_param_count.paper_head_width", \
+            f"your count takes heads of width {PAPER_HEAD_WIDTH}, the paper's, wherever the widths are not given: the " \
+            "default head width is set by the layer at hand, its width shared out among its heads (the paper's " \
+            f"{PAPER_HEAD_WIDTH} is 512 shared by 8)."
     d_k = d_model // num_heads if d_k is None else d_k
     d_v = d_model // num_heads if d_v is None else d_v
     right = ref.attention_param_count(d_model, num_heads, d_k, d_v, output_projection)
@@ -104,20 +139,27 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
     yield right * num_heads, "attention_param_count.times_heads", \
         "your count grows with the number of heads. At a fixed total width the heads share it: " \
         "h heads of width d_model/h hold as many parameters as one head of width d_model."
-    # W_v and W_o always hold as many entries: a count one W_v off is one W_o off, and the messages say both
+    # W_v and W_o always hold as many entries: with output_projection=True a count one W_v short is one W_o short,
+    # and only an input with output_projection=False (where W_o is not counted) tells which map is missing. Each
+    # mistake below is named only where the check's inputs (probes with the other flag included) tell it apart.
+    wv = d_model * num_heads * d_v
+    yield right - wv, "attention_param_count.no_value_map", \
+        "your count leaves out the value map W_v: it is short by W_v's entries with output_projection=False too, " \
+        "where W_o is not counted (with W_o counted, a count one W_v short is also one W_o short: that input alone " \
+        "could not tell them apart). Each head has a map of its own for its values."
     if output_projection:
         yield right - wo, "attention_param_count.no_output_projection", \
-            "your count leaves out the entries of one map of the size of the output projection W_o, the map that " \
-            "recombines the heads: most likely W_o itself (the value map W_v holds as many entries, so a count " \
-            "without W_v gives the same number)."
+            "your count leaves out the output projection W_o, the map that recombines the heads: it is short by " \
+            "W_o's entries with output_projection=True, and right with output_projection=False, where W_o is not " \
+            "counted."
     else:
         yield right + wo, "attention_param_count.ignores_flag", \
-            "with output_projection=False your count still holds the entries of one map of the size of W_o: most " \
-            "likely W_o itself, which must not be counted (a second value map W_v would hold as many)."
+            "with output_projection=False your count still holds W_o's entries, and with output_projection=True it " \
+            "is right: read the flag, and leave W_o out of the count when it is False."
     qk = d_model * num_heads * d_k
-    # one map left out or counted twice (a query or key map, or one of W_o's size); at d_k = d_v every map is as
-    # large, and the two mistakes above are among these: no one of them is named there
-    for extra in (-qk, qk, wo if output_projection else -wo):
+    # one map left out or counted twice (a query or key map, or one of W_v's size counted twice); at d_k = d_v
+    # every map is as large, and the mistakes above are among these: no one of them is named there
+    for extra in (-qk, qk, wv):
         yield right + extra, "attention_param_count.map_miscounted", \
             "your count is off by exactly the entries of one map (one left out, or one counted twice): check that " \
             "each of W_q, W_k and W_v is counted once, and W_o once when output_projection is True."
@@ -141,10 +183,12 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
             "W_o: " + square_output.partition(": ")[2]
 
 
-def _judge_counts(calls, outcomes):
+def _judge_counts(calls, outcomes, graded=None):
     """Every input of a count check. A mistake is named when its count is the answer at every input (where it is
     not yielded, the mistake gives the right count): one input may give two mistakes' counts (at d_model = 128 a
-    count with the widths swapped is the one with a square W_o), the inputs of a check together do not."""
+    count with the widths swapped is the one with a square W_o), the inputs of a check together do not. The calls
+    past ``graded`` are probes, never graded: the same inputs with the other ``output_projection``."""
+    graded = len(calls) if graded is None else graded
     got, right, counts, messages = [], [], [], {}
     for call, outcome in zip(calls, outcomes):
         got.append(expect.number(outcome, call, "your count"))
@@ -155,12 +199,14 @@ def _judge_counts(calls, outcomes):
             messages.setdefault(misconception, message)
         counts.append(at)
     # A count is an integer (below 2**53, so exact as a float too): compared exactly, no tolerance.
-    off = [i for i in range(len(calls)) if got[i] != right[i]]
+    off = [i for i in range(graded) if got[i] != right[i]]
     if not off:
         return
-    found = signature.exact(got, right, counts)
-    if found is not None:
-        raise CheckFailed(messages[found], found)
+    found = signature.fitting(got[:graded], right[:graded], counts[:graded])
+    if len(found) > 1 and graded < len(calls):  # the probes decide between the mistakes the graded inputs leave
+        found = [m for m in found if m in signature.fitting(got, right, counts)]
+    if len(found) == 1:
+        raise CheckFailed(messages[found[0]], found[0])
     call = calls[off[0]]
     counted = "and of W_o" if call.kwargs.get("output_projection", True) else \
         "only: with output_projection=False, W_o is not part of the count"
@@ -196,6 +242,12 @@ def _off_term(calls, got, right, off) -> str:
             calls=lambda rng: [Call("attention_param_count", (512, 8)), Call("attention_param_count", (512, 1))])
 def _(calls, outcomes):
     _judge_counts(calls, outcomes)
+    for call, outcome in zip(calls, outcomes):  # the right number, of another type: one property, judged here only
+        if isinstance(outcome.value, float):
+            raise CheckFailed(f"`{call.describe()}` returned {outcome.value!r}, a float: a count of entries is a whole "
+                              "number, an int. A true division `/` gives a float even where it divides exactly (the "
+                              "task's default head width is the floor division of d_model by the heads), and a float "
+                              "count cannot size an array or a range.", "attention_param_count.not_an_int")
 
 
 @checks.add("attention_param_count", "heads_fixed_width", "the count does not change with the heads at a fixed total width",
@@ -205,18 +257,27 @@ def _(calls, outcomes):
     _judge_counts(calls, outcomes)
 
 
+def _other_flag(calls):
+    """``calls``, then each again with the other ``output_projection`` (probes, never graded): with W_o counted a
+    count one W_v short is one W_o short; the other flag tells which map is missing."""
+    return list(calls) + [Call(c.name, c.args, {**c.kwargs, "output_projection": not c.kwargs.get("output_projection", True)})
+                          for c in calls]
+
+
 @checks.add("attention_param_count", "explicit_widths", "per-head widths d_k != d_v given explicitly",
-            calls=lambda rng: [Call("attention_param_count", (int(rng.integers(50, 200)), 4), {"d_k": 16, "d_v": 24}),
-                               Call("attention_param_count", (64, 3), {"d_k": 7, "d_v": 5})])
+            calls=lambda rng: _other_flag([
+                Call("attention_param_count", (int(rng.integers(50, 200)), 4), {"d_k": 16, "d_v": 24}),
+                Call("attention_param_count", (64, 3), {"d_k": 7, "d_v": 5})]))
 def _(calls, outcomes):
-    _judge_counts(calls, outcomes)
+    _judge_counts(calls, outcomes, len(calls) // 2)
 
 
 @checks.add("attention_param_count", "output_projection", "output_projection=False leaves out W_o (d_model**2 fewer)",
-            calls=lambda rng: [Call("attention_param_count", (512, 8), {"output_projection": False}),
-                               Call("attention_param_count", (60, 5), {"d_k": 9, "d_v": 11, "output_projection": False})])
+            calls=lambda rng: _other_flag([
+                Call("attention_param_count", (512, 8), {"output_projection": False}),
+                Call("attention_param_count", (60, 5), {"d_k": 9, "d_v": 11, "output_projection": False})]))
 def _(calls, outcomes):
-    _judge_counts(calls, outcomes)
+    _judge_counts(calls, outcomes, len(calls) // 2)
 
 
 # ---------------------------------------------------------------- split_heads
@@ -234,6 +295,12 @@ def _judge_split(call, outcome):
     X, h = call.args
     *batch, n, d_model = X.shape
     result = expect.array(outcome, call, "your heads")
+    width = d_model // h
+    if width != h and width > 0 and d_model % width == 0 and result.shape == (*batch, width, n, h) \
+            and expect.allclose(result, ref.split_heads(X, width), *expect.tolerances(X.dtype)):
+        raise CheckFailed(f"your heads has shape {result.shape}, expected {(*batch, h, n, width)}: you made {width} heads of "
+                          f"width {h}, num_heads ({h}) read as the width of each head. num_heads is the number of heads; "
+                          "each head's width is what the row's width leaves to it.", "split_heads.count_as_width")
     expect.shape(result, (*batch, h, n, d_model // h), "your heads", " (..., heads, n, d_model // heads)",
                  diagnoses=[((*batch, n, h, d_model // h), "split_heads.no_transpose",
                              "the head axis is still after the positions: each head must be one (n, d) matrix, so the head "
@@ -249,9 +316,33 @@ def _judge_split(call, outcome):
                  generic="do not hold the right slices: head h should hold columns h*d to (h+1)*d of every row.")
 
 
+def _cut_positions(X, h):
+    return np.stack(np.split(X, h, axis=-2), axis=-3)  # each head a stretch of the rows
+
+
+def _cut_positions_by_reshape(X, h):
+    *batch, n, d_model = X.shape
+    return X.reshape(*batch, h, n // h, d_model)  # the same stretches; where n is no multiple of h, another error
+
+
+#: Never graded: as many positions as a multiple of the heads, where heads cut along the positions give values of
+#: their own (on the seed's 2 x 6 array into 3 heads such a cut raises, as many other mistakes do).
+SPLIT_PROBE = Call("split_heads", (np.arange(24.0).reshape(6, 4), 2))
+
+
 @checks.add("split_heads", "seed_example", "a 2 x 6 array cut into 3 heads of width 2",
-            calls=lambda rng: [Call("split_heads", (np.arange(12.0).reshape(2, 6), 3))])
+            calls=lambda rng: [Call("split_heads", (np.arange(12.0).reshape(2, 6), 3)), SPLIT_PROBE])
 def _(calls, outcomes):
+    if outcomes[0].error is not None:
+        found = signature.identify(outcomes, [(
+            "split_heads.cut_positions",
+            "your answer fails, or gives values, exactly where heads cut along the positions would (each head a "
+            "stretch of the rows): a head is a slice of the width, the same columns of every position, so every "
+            "head sees the whole sequence.", [signature.predict(cut, *c.args) for c in calls])
+            for cut in (_cut_positions, _cut_positions_by_reshape)],
+            reference=[ref.split_heads(*c.args) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
     _judge_split(calls[0], outcomes[0])
 
 
@@ -291,6 +382,18 @@ def _judge_merge(call, outcome):
     X = call.args[0]
     *batch, h, n, d = X.shape
     result = expect.array(outcome, call, "your merged rows")
+    tol = expect.tolerances(X.dtype)
+    if result.shape == (*batch, n, h, d) and h > 1 and expect.allclose(result, np.swapaxes(X, -3, -2), *tol):
+        raise CheckFailed(f"your merged rows has shape {result.shape}, expected {(*batch, n, h * d)}: the head axis was "
+                          "moved back behind the positions, but the heads were never joined: each row still holds "
+                          f"{h} heads of width {d} as two axes, where it is one row of width heads x d.",
+                          "merge_heads.heads_not_joined")
+    if n != d and result.shape == (*batch, d, h * n) \
+            and expect.allclose(result, np.swapaxes(X, -3, -2).reshape(*batch, d, h * n), *tol):
+        raise CheckFailed(f"your merged rows has shape {result.shape}, expected {(*batch, n, h * d)}: the last two axes "
+                          "of the input were read in the wrong order, the head width as the number of positions and "
+                          "the positions as the width. merge_heads gets (..., heads, n, d): positions, then each head's "
+                          "width.", "merge_heads.n_and_d_swapped")
     axis0_as_heads = [((*X.shape[1:-1], X.shape[0] * d), "merge_heads.moves_batch_axis",
                        "you joined the arrays along axis 0, which is a batch axis here, not the head axis: with batch "
                        "axes in front, count the axes from the end (the head axis is -3).")] if batch else []
@@ -336,7 +439,20 @@ MHA_RAISING = (
      "(batch, heads, n_q, n_k): the mask has no axis for the heads, so it does not line up with them; one mask "
      "serves every head of a sequence.",
      dict(mask_head_axis=False)),
+    ("multi_head_attention.key_value_maps_swapped", KV_MAPS_SWAPPED, dict(kv_maps_swapped=True)),
 )
+
+#: Where the given attention reports the mask it got (raised.mask_shape), what was done to a (batch, n_q, n_k)
+#: mask: passed as it is, or given its axis of length 1 in front of the batch. Both raise where batch and heads
+#: differ, and give the same answers elsewhere: only the shape tells them apart.
+MASK_AS_RECEIVED = {
+    "multi_head_attention.mask_no_head_axis": lambda shape: shape,
+    "multi_head_attention.head_axis_in_front": lambda shape: (1, *shape),
+}
+HEAD_AXIS_IN_FRONT = ("a mask of shape (batch, n_q, n_k) reached the heads as (1, batch, n_q, n_k): the axis of length 1 "
+                      "for the heads went in front of the batch axis, so the mask's batch lines up with the heads. The "
+                      "scores of the heads are (batch, heads, n_q, n_k): the head axis sits between the batch and the "
+                      "queries.")
 
 
 def _raised_mistake(calls, outcomes):
@@ -346,8 +462,22 @@ def _raised_mistake(calls, outcomes):
             (m, message, [signature.predict(mha_variant, *c.args, mask=c.kwargs.get("mask"), **options) for c in calls])
             for m, message, options in MHA_RAISING],
             reference=[signature.predict(mha_variant, *c.args, mask=c.kwargs.get("mask")) for c in calls])
+        if found is not None and found[0] in MASK_AS_RECEIVED:
+            found = _mask_as_received(calls, outcomes)
         if found is not None:
             raise CheckFailed(found[1], found[0])
+
+
+def _mask_as_received(calls, outcomes):
+    """``(misconception, message)`` of what was done to the batched masks, from the shapes the given attention
+    reports for every call that raised (:data:`MASK_AS_RECEIVED`); None where they fit neither, or not all alike."""
+    received = [(np.shape(c.kwargs["mask"]), raised.mask_shape(o.error)) for c, o in zip(calls, outcomes)
+                if o.error is not None and c.kwargs.get("mask") is not None]
+    fits = [m for m, made in MASK_AS_RECEIVED.items() if received and all(got == made(passed) for passed, got in received)]
+    if len(fits) != 1:
+        return None
+    return fits[0], (HEAD_AXIS_IN_FRONT if fits[0] == "multi_head_attention.head_axis_in_front" else
+                     dict((m, message) for m, message, _ in MHA_RAISING)[fits[0]])
 
 
 def _judge_mha_all(calls, outcomes):

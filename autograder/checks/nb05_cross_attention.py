@@ -1,7 +1,6 @@
 """Checks of 05_cross_attention: self_attention (with causal) and cross_attention (with source padding)."""
 from __future__ import annotations
 
-import re
 
 import numpy as np
 
@@ -37,6 +36,9 @@ MISCONCEPTIONS = {
     "cross_attention.reads_decoder": "takes the keys and values from X_dec (self-attention of the output side)",
     "cross_attention.queries_from_encoder": "takes the queries from X_enc (self-attention of the input side)",
     "cross_attention.causal_mask": "applies a causal mask to cross-attention (every output position may read every input position)",
+    "self_attention.no_maps": "attends the sequence to itself as it is: no maps, no heads, no output projection",
+    "cross_attention.lengths_as_padding": "reads enc_lengths as the number of padded positions instead of real ones",
+    "cross_attention.padding_no_query_axis": "passes a (batch, n_enc) padding mask without its query axis",
     "cross_attention.padding_decoder_length": "builds the padding mask over n_dec positions (the decoder's length) "
                                               "instead of the n_enc source positions",
 }
@@ -120,6 +122,11 @@ def _self_diagnoses(call, flag=None):
 def _judge_self(call, outcome, flag=None):
     X, W_q, W_k, W_v, W_o, h = call.args
     mask = ref.causal_mask(X.shape[-2]) if call.kwargs.get("causal") else None
+    if outcome.error is None and signature.agrees(outcome, ref.scaled_dot_product_attention(X, X, X, mask=mask)):
+        raise CheckFailed("your self-attention is the sequence X attended to itself as it is, X as its own queries, "
+                          "keys and values: the maps W_q, W_k and W_v never make them, there are no heads, and W_o "
+                          "never recombines them. Self-attention is multi-head attention with X on both sides.",
+                          "self_attention.no_maps")
     judge_mha(call, outcome, (X, X, W_q, W_k, W_v, W_o, h), mask, what="your self-attention",
               extra_diagnoses=lambda: _self_diagnoses(call, flag))
 
@@ -232,6 +239,16 @@ def _cross_diagnoses(call):
             shifted = np.arange(n_enc)[None, None, :] < (np.asarray(lengths) + shift)[:, None, None]
             with np.errstate(all="ignore"):
                 yield ref.multi_head_attention(*args, mask=shifted), "cross_attention.padding_off_by_one", message
+        with np.errstate(all="ignore"):
+            yield ref.multi_head_attention(*args, mask=ref.padding_mask(n_enc - np.asarray(lengths), n_enc)), \
+                "cross_attention.lengths_as_padding", \
+                "your mask reads enc_lengths as the number of padded positions at the end of each source: it counts " \
+                "the real ones (a source of length L keeps positions 0 .. L-1, and one of length n_enc is not padded)."
+            try:  # the mask without its query axis broadcasts only where the batch lines up with the queries
+                yield ref.multi_head_attention(*args, mask=right[..., 0, :]), "cross_attention.padding_no_query_axis", \
+                    NO_QUERY_AXIS
+            except ValueError:
+                pass
         rows = np.arange(n_dec)[None, :, None] < np.asarray(lengths)[:, None, None]  # (batch, n_dec, 1)
         with np.errstate(all="ignore"):
             yield ref.multi_head_attention(*args, mask=rows), "cross_attention.padding_wrong_axis", \
@@ -302,7 +319,9 @@ CROSS_RAISING = (
 )
 
 
-_MASK_SHAPE = re.compile(r"mask of shape \(([0-9, ]*)\)")
+NO_QUERY_AXIS = ("a padding mask without its query axis lines the batch up with the queries of the scores "
+                 "(batch, n_dec, n_enc), where one row of keys serves every query of a sequence: the mask is "
+                 "(batch, 1, n_enc), as padding_mask gives it.")
 
 
 def _padding_errors(calls, outcomes):
@@ -319,10 +338,11 @@ def _padding_errors(calls, outcomes):
                           "more than one element is ambiguous): your code asks whether the array of lengths is true "
                           "(an `if`, `and`, `or` or `not` on it), which an array of several numbers cannot answer. "
                           "What decides is whether enc_lengths was given at all.", "cross_attention.lengths_truth_test")
-    shapes = []
-    for (call, _), error in zip(with_lengths, errors):
-        found = _MASK_SHAPE.search(error)
-        shapes.append(tuple(int(x) for x in found.group(1).replace(" ", "").split(",") if x) if found else None)
+    shapes = [raised.mask_shape(error) for error in errors]
+    if all(shape is not None and shape == (len(call.kwargs["enc_lengths"]), call.args[1].shape[-2])
+           for (call, _), shape in zip(with_lengths, shapes)):
+        raise CheckFailed(f"your padding mask reaches attention with shape {shapes[0]}, (batch, n_enc): " + NO_QUERY_AXIS,
+                          "cross_attention.padding_no_query_axis")
     if all(shape is not None and shape == (len(call.kwargs["enc_lengths"]), 1, 1, call.args[1].shape[-2])
            for (call, _), shape in zip(with_lengths, shapes)):
         raise CheckFailed(f"your padding mask reaches attention with shape {shapes[0]}, (batch, 1, 1, n_enc): one axis of "

@@ -14,11 +14,17 @@ TASKS = ["TABLE_BYTES", "blockwise_attention"]
 GIVEN = ["softmax", "scaled_dot_product_attention", "causal_mask", "padding_mask"]
 MISCONCEPTIONS = {
     "TABLE_BYTES.one_head": "counts the table of one head instead of all 8",
-    "TABLE_BYTES.float64": "counts 8 bytes per weight (numpy's default float64) for a table of another dtype",
+    "TABLE_BYTES.wrong_itemsize": "counts the bytes per weight of another dtype than the table's (numpy's default "
+                                  "float64, say)",
     "TABLE_BYTES.linear_in_n": "counts a number of weights per head that grows like n, not a whole table",
     "TABLE_BYTES.megabytes": "gives the count in megabytes (or MiB) instead of bytes",
     "TABLE_BYTES.bits": "counts bits instead of bytes",
     "TABLE_BYTES.numbers_not_bytes": "counts the weights instead of their bytes",
+    "TABLE_BYTES.causal_half": "counts only the lower triangle of each table (the weights a causal mask leaves nonzero)",
+    "blockwise_attention.scale_from_value_width": "divides the scores by the square root of the value width d_v by "
+                                                  "default instead of the key width d_k",
+    "blockwise_attention.large_negative_fill": "fills masked scores with a large negative number: a query with no "
+                                               "allowed key gets the plain average of the values instead of zeros",
     "blockwise_attention.no_rescale": "does not rescale the running total and sum when the running maximum grows",
     "blockwise_attention.per_block_softmax": "normalises each block on its own and adds (or averages) the blocks",
     "blockwise_attention.no_scaling": "does not divide the scores by sqrt(d_k)",
@@ -74,15 +80,33 @@ def _(calls, outcomes, table):
         (right // size, "TABLE_BYTES.numbers_not_bytes",
          f"your count is the number of weights, not of bytes: each {dtype} weight takes more than one byte."),
     ]
-    if dtype != "float64":  # numpy's default dtype
-        candidates.append((right // size * 8, "TABLE_BYTES.float64",
-                           f"your count uses 8 bytes per weight (float64); a {dtype} weight takes {size} bytes."))
+    candidates += [
+        # Twice the table is two tables, and as much 8 bytes a float32 weight (4 a float16 one): it is said alone
+        # only for a float64 table (no dtype takes 16 bytes), under a generic id, since the lesson's float32 table
+        # can never tell it apart (and the catalogue, judged there, could not name it). Every number that two
+        # candidates give is said with both (one head's table is a float64 table's count of weights, too).
+        (2 * right, "wrong_values",
+         "your count is two tables: the question asks for the weights the 8 heads hold at once, one n x n table per "
+         "head (the scores they come from are another table, not asked for)."),
+        (TABLE_HEADS * (n * (n + 1) // 2) * size, "TABLE_BYTES.causal_half",
+         "your count holds only the lower triangle of each head's table, the weights a causal mask leaves nonzero: "
+         "the table stores every weight, the zeros of the hidden keys too."),
+    ]
+    for other, other_size in items.DTYPES.items():  # numpy's default float64, or any other float's size
+        if other != dtype:
+            candidates.append((right // size * other_size, "TABLE_BYTES.wrong_itemsize",
+                               f"your count uses {other_size} bytes per weight ({other}); a {dtype} weight takes "
+                               f"{size} bytes."))
     # A byte count is an integer (exact as a float too): compared exactly, no tolerance.
     if got == right:
         return
-    for candidate, misconception, message in candidates:
-        if got == candidate:
-            raise CheckFailed(message, misconception)
+    matching = [(misconception, message) for candidate, misconception, message in candidates if got == candidate]
+    if len(matching) == 1:
+        raise CheckFailed(matching[0][1], matching[0][0])
+    if matching:  # one number, two mistakes (twice a float32 table is 8 bytes a weight, or two tables): both said
+        readings = " ".join(f"{'One' if i == 0 else 'Another'} reading: {message}" for i, (_, message) in enumerate(matching))
+        raise CheckFailed(f"your count is {got / right:g} times the bytes of the weights, which more than one mistake "
+                          f"gives (this number alone cannot tell which). {readings}", "mistakes_coincide")
     raise CheckFailed("`TABLE_BYTES` is off: it is the memory, in bytes, of every attention weight that the 8 heads "
                       f"hold at once at your n = {n} in {dtype}; count what each head's table holds.", "wrong_values")
 
@@ -183,13 +207,14 @@ def _running_max_mistake(calls, results) -> tuple[str, str] | None:
     return fitting[0] if len({m for m, _ in fitting}) == 1 else None
 
 
-def _blockwise_keys(Q, K, V, block_size, mask=None, scale=None, *, start, stop):
-    """Attention over the keys ``start:stop`` only (the queries' other keys never read), as a loop over the
-    blocks that starts or stops a block off gives it."""
+def _blockwise_keys(Q, K, V, block_size, mask=None, scale=None, *, start=0, stop=None, keys=None):
+    """Attention over the keys ``start:stop`` only, or over the positions ``keys`` (the queries' other keys never
+    read), as a loop over the blocks that starts or stops a block off gives it."""
+    chosen = slice(start, stop) if keys is None else np.asarray(keys)
     if mask is not None and np.shape(mask)[-1] > 1:
-        mask = np.asarray(mask)[..., start:stop]
+        mask = np.asarray(mask)[..., chosen]
     factor = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
-    return ref.blockwise_attention(Q, K[..., start:stop, :], V[..., start:stop, :], block_size, mask, scale=factor)
+    return ref.blockwise_attention(Q, K[..., chosen, :], V[..., chosen, :], block_size, mask, scale=factor)
 
 
 #: Functions of a call's inputs only (the catalogue's seed sweep may answer them from a cache, as it
@@ -249,6 +274,28 @@ def _each_blockwise_diagnosis(Q, K, V, block_size, mask, scale):
         what = f"first {block_size} keys never reach" if block_size > 1 else "first key never reaches"
         yield _blockwise_keys(Q, K, V, block_size, mask, scale, start=block_size, stop=n_k), \
             "blockwise_attention.skips_keys", skipped.format(which=f"keys {block_size} to {n_k - 1}", what=what)
+    if block_size > 1:  # each block one key short (a slice's end taken as its last key); blocks of 1 key raise
+        keys = [j for b in starts for j in range(b, min(b + block_size - 1, n_k))]
+        if len(keys) < n_k:
+            yield _blockwise_keys(Q, K, V, block_size, mask, scale, keys=keys), "blockwise_attention.skips_keys", \
+                ("your output is attention over every key but the last of each full block: each block stops one key "
+                 "early. A slice's end is not part of it: start:stop holds stop - start keys.")
+    d_k, d_v = Q.shape[-1], V.shape[-1]
+    if scale is None and d_v not in (1, d_k):
+        yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=1 / np.sqrt(d_v)), \
+            "blockwise_attention.scale_from_value_width", \
+            ("your scores are divided by the square root of the value width d_v: without a `scale`, the divisor is "
+             "the square root of the key width d_k, the length of the vectors whose dot products the scores are.")
+    if mask is not None:
+        empty = ~np.broadcast_to(ref.apply_mask(np.zeros(Q.shape[:-1] + (n_k,)), mask) == 0, np.broadcast_shapes(
+            Q.shape[:-1] + (n_k,), np.shape(mask))).any(axis=-1)
+        if empty.any():  # a finite fill: a row with no allowed key is all one number, so its weights are even
+            right = ref.blockwise_attention(Q, K, V, block_size, mask, scale=scale)
+            mean = np.broadcast_to(V.mean(axis=-2, keepdims=True), right.shape)
+            yield np.where(empty[..., None], mean, right), "blockwise_attention.large_negative_fill", \
+                ("a query whose keys are all masked got the plain average of the values: masked scores set to a large "
+                 "finite negative number are all equal in such a row, so the softmax spreads its weight evenly "
+                 "instead of giving none. Masked scores are -inf, and a query with no allowed key stays at zeros.")
     if scale is not None and scale != 0:
         yield ref.blockwise_attention(Q, K, V, block_size, mask, scale=1 / scale), "blockwise_attention.scale_as_divisor", \
             "your scores are divided by `scale`: the `scale` a call gives is the factor the scores are multiplied by " \

@@ -38,7 +38,18 @@ MISCONCEPTIONS = {
     "score_costs.pairs_at_input_width": "counts d multiply-adds per pair for the projected scores instead of h",
     "score_costs.swapped_pair": "returns (multiply_adds, parameters) instead of (parameters, multiply_adds)",
     "score_costs.bilinear_per_pair": "recomputes W k for every query-key pair",
-    "score_costs.counts_tanh": "counts the tanh evaluations of the additive score as multiply-adds",
+    "score_costs.counts_tanh": "counts one more operation per hidden unit of every pair (the tanh, or the addition "
+                               "of the two projections) as a multiply-add",
+    "score_costs.counts_scaling": "counts the scaling of every dot score (one operation per pair) as a multiply-add",
+    "width_for_budget.first_over_budget": "returns the first width past the budget, one more than the largest that fits",
+    "width_for_budget.dot_charged_for_v": "sizes the dot width as if the dot score also had a scoring vector v",
+    "additive_scores.one_map": "projects the queries and the keys with the same map (W_k or W_q for both)",
+    "additive_scores.mean_over_units": "averages the weighted hidden units instead of adding them (divides by h)",
+    "additive_scores.maps_transposed": "applies the maps transposed (a column-vector habit), as W q instead of q W",
+    "scaled_dot_scores.divides_by_map_size": "divides by the square root of the number of entries of W_q instead of "
+                                             "the projected width",
+    "bilinear_scores.pairs_row_by_row": "pairs query i with key i only instead of every query with every key",
+    "bilinear_scores.symmetrised": "uses the symmetric part of W, which reads both directions the same",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
     "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
     "width_for_budget.precedence": "writes a // b * c for a // (b c): the two operators group from the left",
@@ -91,14 +102,6 @@ def _off_pairs(scores, reference, name) -> str:
 
 
 def _judge_scores(call, outcome, reference, diagnoses, what="your scores"):
-    # named by the mistake's own error on this input (type and family: an unpacking of Q.shape is not it); on a
-    # batched call the first-sequence probe decides too (:mod:`.batching`): a row-by-row sum raises there as well
-    if (outcome.error is not None and call.name == "additive_scores"
-            and signature.agrees(outcome, signature.predict(_pairs_not_broadcast, *call.args))):
-        raise CheckFailed(f"`{call.describe()}` raised {outcome.error.partition(':')[0]}: operands could not be "
-                          "broadcast. Adding the projected queries to the projected keys row by row pairs query i "
-                          "with key i only; every query must meet every key (give each its own axis before adding).",
-                          "additive_scores.pairs_not_broadcast")
     scores = expect.array(outcome, call, what)
     shape = _shape_of(call)
     # the additive table is built by broadcasting two new axes, where putting them the other way round is typical
@@ -139,6 +142,14 @@ def _additive_candidates(Q, K, W_q, W_k, v):
                                                                                              "negative values to 0")
         yield (1 / (1 + np.exp(-hidden))) @ v, "additive_scores.wrong_nonlinearity", other.format(
             "the logistic sigmoid, whose values lie between 0 and 1")
+        yield np.tanh(hidden) @ v / hidden.shape[-1], "additive_scores.mean_over_units", \
+            ("your score is the mean of the weighted hidden units, their sum divided by the number of units h: v "
+             "weighs them, and the weighted units are added up.")
+        if Q.shape[-1] == K.shape[-1]:  # one map serves both sides only where the two widths agree
+            for name, W in (("key map W_k", W_k), ("query map W_q", W_q)):
+                yield np.tanh((Q @ W)[..., :, None, :] + (K @ W)[..., None, :, :]) @ v, "additive_scores.one_map", \
+                    (f"your queries and your keys both go through the {name}: each side has a map of its own, W_q for "
+                     "the queries and W_k for the keys.")
 
 
 def _judge_additive(call, outcome, what="your scores"):
@@ -157,10 +168,44 @@ def _additive_call(rng, batch, n_q, n_k, d_q, d_k, h, dtype=np.float64):
                                     _rand(rng, (d_k, h), 1.5 / math.sqrt(d_k), dtype), _rand(rng, (h,), 1, dtype)))
 
 
+def _maps_transposed(Q, K, W_q, W_k, v):
+    return np.tanh((Q @ W_q.T)[..., :, None, :] + (K @ W_k.T)[..., None, :, :]) @ v
+
+
+def _maps_transposed_einsum(Q, K, W_q, W_k, v):  # the same values; where a map is not square, another error
+    q, k = np.einsum("hd,...nd->...nh", W_q, Q), np.einsum("hd,...nd->...nh", W_k, K)
+    return np.tanh(q[..., :, None, :] + k[..., None, :, :]) @ v
+
+
+MAPS_TRANSPOSED = ("your answer fails, or gives values, exactly where maps applied transposed would (W q for each "
+                   "column vector q, written for rows as q W^T): it works only where a map is square. A row of Q has "
+                   "the map's d rows of entries, so it is multiplied by the map as it is, (d, h).")
+
+
+PAIRS_NOT_BROADCAST = ("your answer fails, or gives one score per row, exactly where adding the projected queries to "
+                       "the projected keys row by row would: that pairs query i with key i only, where every query "
+                       "must meet every key (each gets its own axis before they are added).")
+
+#: Mistakes that raise on most inputs (a broadcasting or product error, as other mistakes raise too): named only by
+#: their signature over the check's inputs and its probe, where they give values of their own.
+ADDITIVE_RAISING = (("additive_scores.pairs_not_broadcast", PAIRS_NOT_BROADCAST, _pairs_not_broadcast),
+                    ("additive_scores.maps_transposed", MAPS_TRANSPOSED, _maps_transposed),
+                    ("additive_scores.maps_transposed", MAPS_TRANSPOSED, _maps_transposed_einsum))
+
+
 @checks.add("additive_scores", "matches_reference", "every query against every key: n_q != n_k, d_q != d_k, h of its own",
-            calls=lambda rng: [_additive_call(rng, (), 3, 5, 4, 4, 6), _additive_call(rng, (), 2, 4, 3, 5, 2)])
+            calls=lambda rng: [_additive_call(rng, (), 3, 5, 4, 4, 6), _additive_call(rng, (), 2, 4, 3, 5, 2),
+                               # never graded: as many keys as queries and square maps (d = h), where a row-by-row
+                               # sum and maps applied transposed give values of their own
+                               _additive_call(rng, (), 4, 4, 4, 4, 4)])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_additive)
+    if any(outcome.error for outcome in outcomes[:2]):
+        found = signature.identify(outcomes, [(m, message, [signature.predict(f, *c.args) for c in calls])
+                                              for m, message, f in ADDITIVE_RAISING],
+                                   reference=[ref.additive_scores(*c.args) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
+    expect.each(calls[:2], outcomes[:2], _judge_additive)
 
 
 @checks.add("additive_scores", "batched", "leading batch axes; float32 inputs",
@@ -191,6 +236,10 @@ def _dot_candidates(Q, K, W_q, W_k):
         yield raw / math.sqrt(d_k), "scaled_dot_scores.divides_by_input_width", \
             ("your divisor uses the width of the keys before the projection: the dot product is taken between the "
              "projected vectors, and its variance grows with their length.")
+    if W_q.shape[0] > 1:
+        yield raw / math.sqrt(W_q.size), "scaled_dot_scores.divides_by_map_size", \
+            ("your divisor is the square root of the number of entries of W_q (its rows times its columns): the "
+             "divisor follows the length of the projected vectors, the map's number of columns.")
     if K.shape[-1] == W_q.shape[0]:
         yield (Q @ W_q) @ np.swapaxes(K @ W_q, -1, -2) / math.sqrt(h), "scaled_dot_scores.one_map", \
             "your keys go through the query map: with one map the score of i reading j equals that of j reading i."
@@ -228,6 +277,18 @@ def _bilinear_candidates(Q, K, W):
     for width in {Q.shape[-1], K.shape[-1]}:
         yield Q @ W @ np.swapaxes(K, -1, -2) / math.sqrt(width), "bilinear_scores.scaled", \
             "your bilinear score is divided by a square root: here the learned matrix W carries the scale itself."
+    if W.shape[0] == W.shape[1]:
+        yield Q @ ((W + W.T) / 2) @ np.swapaxes(K, -1, -2), "bilinear_scores.symmetrised", \
+            ("your W is replaced by its symmetric part: that reads the relation the same in both directions, where "
+             "a bilinear score may weigh the query-to-key relation differently from the key-to-query one.")
+
+
+def _row_by_row(Q, K, W):
+    return np.sum((Q @ W) * K, axis=-1)  # query i with key i only
+
+
+ROW_BY_ROW = ("your answer fails, or gives one score per row, exactly where pairing query i with key i only would: "
+              "every query meets every key, so the scores are a table of n_q x n_k, one per pair.")
 
 
 def _judge_bilinear(call, outcome):
@@ -236,10 +297,18 @@ def _judge_bilinear(call, outcome):
 
 @checks.add("bilinear_scores", "matches_reference", "a non-symmetric square W, and d_q != d_k",
             calls=lambda rng: [Call("bilinear_scores", (_rand(rng, (3, 4)), _rand(rng, (5, 4)), _rand(rng, (4, 4)))),
-                               Call("bilinear_scores", (_rand(rng, (2, 3)), _rand(rng, (4, 5)), _rand(rng, (3, 5))))])
+                               Call("bilinear_scores", (_rand(rng, (2, 3)), _rand(rng, (4, 5)), _rand(rng, (3, 5)))),
+                               # never graded: as many keys as queries, where a row-by-row pairing gives values
+                               Call("bilinear_scores", (_rand(rng, (3, 4)), _rand(rng, (3, 4)), _rand(rng, (4, 4))))])
 def _(calls, outcomes):
+    if any(outcome.error for outcome in outcomes[:2]):
+        found = signature.identify(outcomes, [("bilinear_scores.pairs_row_by_row", ROW_BY_ROW,
+                                               [signature.predict(_row_by_row, *c.args) for c in calls])],
+                                   reference=[ref.bilinear_scores(*c.args) for c in calls])
+        if found is not None:
+            raise CheckFailed(found[1], found[0])
     # W transposed raises where d_q != d_k, as does K left untransposed: named by its values on the square W
-    expect.each(calls, outcomes, _judge_bilinear)
+    expect.each(calls[:2], outcomes[:2], _judge_bilinear)
 
 
 @checks.add("bilinear_scores", "batched", "leading batch axes; float32 inputs",
@@ -258,10 +327,18 @@ def _cost_candidates(kind, n, d, h):
         "your two numbers are the wrong way round: the pair is (parameters, multiply_adds)."
     if kind == "additive":
         yield (2 * d * h, right_macs), "score_costs.additive_without_v", \
-            "your additive parameter count leaves out a learned part of the score."
+            "your additive parameter count leaves out the h entries of the scoring vector v, which are learned too."
+        # one more operation per hidden unit of every pair: the tanh, or the addition of the two projections, give
+        # the same n^2 h, so the message says both
         yield (right_params, right_macs + n * n * h), "score_costs.counts_tanh", \
-            "your additive multiply-adds count the tanh of every hidden unit of every pair: a tanh is a " \
-            "nonlinearity, not a multiply-add, and the count leaves it out."
+            "your additive multiply-adds count one operation more for each hidden unit of every pair (n^2 h in " \
+            "all): the tanh of a hidden unit, or the addition of its two projections, neither of which is a " \
+            "multiply-add."
+    if kind == "dot":
+        yield (right_params, right_macs + n * n), "score_costs.counts_scaling", \
+            "your dot multiply-adds count one operation more for every query-key pair (n^2 in all), such as the " \
+            "scaling of each score by the square root of the width: an operation on a finished score is not a " \
+            "multiply-add of the dot product."
     if kind != "bilinear":
         yield (right_params, n * n * h), "score_costs.pairs_without_projections", \
             "your multiply-adds leave out the projections of the n queries and the n keys."
@@ -390,6 +467,15 @@ def _(calls, outcomes):
                           "equally and group from the left, so `a // b * c` divides a by b only and then multiplies "
                           "by c.", "width_for_budget.precedence")
 
+    if got == [f + 1 for f in floor]:
+        raise CheckFailed("your width is one more than the largest that fits, at every budget: the first width whose "
+                          "parameters go past the budget (a loop that stops only once the budget is passed returns "
+                          "the width it stopped at).", "width_for_budget.first_over_budget")
+    as_additive = [budget // per_unit("additive", d) for _, d, budget in (c.args for c in calls)]
+    if got == as_additive:
+        raise CheckFailed("your dot width leaves room for a scoring vector v, one parameter per hidden unit: the dot "
+                          "score has no v, each of its hidden units costs a row of the query map and one of the key "
+                          "map only.", "width_for_budget.dot_charged_for_v")
     strict = [(budget - 1) // per_unit(kind, d) for kind, d, budget in (c.args for c in calls)]
     if got == strict:  # one below where the budget is met exactly, right everywhere else
         raise CheckFailed("where the largest width uses exactly the budget, your answer is one less: a width whose "

@@ -9,8 +9,12 @@ axes, a mask that broadcasts, fewer keys than queries). It names no mistake: the
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from .core import CheckFailed, CheckList
+
+#: The given attention's words for a mask that does not broadcast (attention_ref/_validate.py).
+_MASK_SHAPE = re.compile(r"mask of shape \(([0-9, ]*)\) does not broadcast")
 
 #: The exception's text is cut here: a numpy message can hold a gufunc signature and whole shapes.
 SHORT = 110
@@ -21,6 +25,13 @@ def short(error: str) -> tuple[str, str]:
     kind, _, detail = error.partition(": ")
     detail = " ".join(detail.split())
     return kind, detail if len(detail) <= SHORT else detail[:SHORT].rsplit(" ", 1)[0] + " ..."
+
+
+def mask_shape(error: str | None) -> tuple[int, ...] | None:
+    """The shape of the mask that reached the given attention, where ``error`` is its refusal of a mask that does
+    not broadcast against the scores; None otherwise."""
+    found = _MASK_SHAPE.search(error or "")
+    return tuple(int(x) for x in found.group(1).replace(" ", "").split(",") if x) if found else None
 
 
 def reworded(failure: CheckFailed, calls, outcomes, title: str) -> CheckFailed:

@@ -120,8 +120,16 @@ def exact(got: Sequence, right: Sequence, per_input: Sequence[dict], groups: Seq
     ``groups``: for each input, the part of the task it exercises (score_costs' kind of score), where a
     student may make the mistake in one part and not in another: a group whose every input is right says
     nothing against it; within a group every input agrees or the mistake is not named."""
+    found = fitting(got, right, per_input, groups)
+    return found[0] if len(found) == 1 else None
+
+
+def fitting(got: Sequence, right: Sequence, per_input: Sequence[dict], groups: Sequence | None = None) -> list[str]:
+    """Every mistake whose exact values explain the answer at every input, as :func:`exact` reads them (sorted);
+    empty where the answer is right everywhere. A check whose inputs leave two of them can tell them apart with
+    probes: the mistakes that also fit those are the ones left."""
     if list(got) == list(right):
-        return None
+        return []
     groups = [None] * len(got) if groups is None else list(groups)
 
     def fits(m):
@@ -130,5 +138,4 @@ def exact(got: Sequence, right: Sequence, per_input: Sequence[dict], groups: Seq
             agree.setdefault(group, []).append((g in values.get(m, {r}), g == r))
         return all(all(a for a, _ in inputs) or all(ok for _, ok in inputs) for inputs in agree.values())
 
-    fitting = [m for m in sorted({m for values in per_input for m in values}) if fits(m)]
-    return fitting[0] if len(fitting) == 1 else None
+    return [m for m in sorted({m for values in per_input for m in values}) if fits(m)]

@@ -75,11 +75,15 @@ def load(assignment: str, directory: str | None = None) -> dict:
 
 
 # ---------------------------------------------------------------- judging
-def _close(got, want, tol: float) -> bool:
+def _close(got, want, tol: float, int_exact: bool = False) -> bool:
     """Same structure; integers, booleans and strings equal; floats within ``tol * (|want| + 1)``
-    (an infinity only equals itself, NaN equals NaN)."""
+    (an infinity only equals itself, NaN equals NaN). ``int_exact``: a float is not an int of the same value (the
+    check's judge tells them apart, as for a count the task asks as an int)."""
     if isinstance(want, tuple):
-        return isinstance(got, tuple) and len(got) == len(want) and all(_close(g, w, tol) for g, w in zip(got, want))
+        return isinstance(got, tuple) and len(got) == len(want) and all(_close(g, w, tol, int_exact)
+                                                                        for g, w in zip(got, want))
+    if int_exact and isinstance(want, int) and not isinstance(want, bool) and isinstance(got, float):
+        return False
     if want is None or got is None:
         return got is want
     if isinstance(want, str) or isinstance(got, (str, tuple)):
@@ -100,8 +104,8 @@ def _close(got, want, tol: float) -> bool:
     return bool(ok.all())
 
 
-def _same(outcomes, known, tol: float) -> bool:
-    return all(o.error == k.error and tuple(o.mutated) == tuple(k.mutated) and _close(o.value, k.value, tol)
+def _same(outcomes, known, tol: float, int_exact: bool = False) -> bool:
+    return all(o.error == k.error and tuple(o.mutated) == tuple(k.mutated) and _close(o.value, k.value, tol, int_exact)
                for o, k in zip(outcomes, known))
 
 
@@ -124,7 +128,7 @@ def _values(calls, outcomes, spec) -> None:
             raise CheckFailed(spec["relational"]["message"], spec["relational"]["misconception"])
         return
     for call, outcome, want in zip(calls, outcomes, spec["expected"]):
-        if _close(outcome.value, want, spec["tol"]):
+        if _close(outcome.value, want, spec["tol"], spec.get("int_exact", False)):
             continue
         got = outcome.value
         if isinstance(want, np.ndarray) and isinstance(got, np.ndarray) and got.shape != want.shape:
@@ -153,7 +157,7 @@ def judge(spec: dict, calls, outcomes) -> tuple[bool, str | None, str | None]:
             forms.JUDGES[spec["form"]](calls, outcomes)
             return True, None, None
         for known, verdict in spec["known"]:
-            if _same(outcomes, known, spec["tol"]):
+            if _same(outcomes, known, spec["tol"], spec.get("int_exact", False)):
                 if verdict["passed"]:
                     _memory(outcomes, spec)
                 return verdict["passed"], verdict["message"], verdict["misconception"]

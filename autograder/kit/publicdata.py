@@ -119,6 +119,23 @@ def _kind(check: Check, outcomes) -> tuple[str, float, dict | None]:
     return "values", _tolerance(check, outcomes), None
 
 
+def _as_floats(value):
+    """``value`` with every Python int (not bool) made a float of the same value, tuples item by item."""
+    if isinstance(value, tuple):
+        return tuple(_as_floats(v) for v in value)
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _int_exact(check: Check, outcomes) -> bool:
+    """Whether the judge refuses the solution's ints given back as floats of the same value (a count the task asks
+    as an int): the kit must then tell the two apart too."""
+    probe = copy.deepcopy(list(outcomes))
+    for outcome in probe:
+        outcome.value = _as_floats(outcome.value)
+    changed = any(repr(a.value) != repr(b.value) for a, b in zip(probe, outcomes))  # 8 and 8.0: equal, not the same
+    return changed and not _verdict(check, probe)["passed"]
+
+
 def _mutations(check: Check, calls, outcomes) -> dict:
     found = {}
     for i, call in enumerate(calls):
@@ -169,7 +186,7 @@ def check_data(check: Check, spaces: list[tuple[str, dict]]) -> dict:
     calls = list(check.make_calls(check_rng(PUBLIC_SEED, check.grade_id)))
     base = {"grade_id": check.grade_id, "task": check.task, "title": check.title, "calls": calls,
             "form": None, "expected": [], "known": [], "kind": "free", "tol": 0.0, "relational": None,
-            "mutation": {}, "peak": [None] * len(calls)}
+            "mutation": {}, "peak": [None] * len(calls), "int_exact": False}
     forms_by_judge = {judge: name for name, judge in forms.JUDGES.items()}
     if check.judge in forms_by_judge:
         return dict(base, form=forms_by_judge[check.judge])
@@ -180,12 +197,13 @@ def check_data(check: Check, spaces: list[tuple[str, dict]]) -> dict:
     if not _verdict(check, solution)["passed"]:
         raise KitBuildError(f"the instructor's solution fails the public check {check.grade_id}")
     kind, tol, relational = _kind(check, solution)
+    int_exact = _int_exact(check, solution)
     data = dict(base, expected=[o.value for o in solution], kind=kind, tol=tol, relational=relational,
-                mutation=_mutations(check, calls, solution), peak=_peaks(check, calls, solution))
+                mutation=_mutations(check, calls, solution), peak=_peaks(check, calls, solution), int_exact=int_exact)
     from .public import _same  # one rule for "the same outcome" at build time and in the kit
     for _, namespace in spaces:
         outcomes = run_calls(namespace, calls)
-        if not any(_same(outcomes, known, tol) for known, _ in data["known"]):
+        if not any(_same(outcomes, known, tol, int_exact) for known, _ in data["known"]):
             data["known"].append((outcomes, _verdict(check, outcomes)))
     return data
 

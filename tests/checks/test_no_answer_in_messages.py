@@ -55,9 +55,9 @@ def test_the_message_names_the_property_not_the_answer(grade_id, name, answer, s
 #: The answers of the graded tasks as a message would print them (issue 24's blind reviews found each of these, or
 #: one of its kind, in a message or a misconception's title): the code of the fix, or the task's whole formula.
 ANSWER_FORMS = {
-    "dot_product": ("q_i * k_i", "sum of q_i k_i"),
+    "dot_product": ("q_i * k_i", "sum of q_i k_i", "multiply matching entries", "then add the products"),
     "attention_scores": ("Q K^T", "Q @ K.T", "K^T", "np.swapaxes(K"),
-    "weighted_average": ("weights @ V", "weights^T"),
+    "weighted_average": ("weights @ V", "weights^T", "sum over keys j of"),
     "softmax_jacobian": ("diag(p) - p p", "p p^T", "-p_i p_j", "p_i (1 - p_i)", "delta_ij - p_j"),
     "scaled_dot_product_attention": ("softmax(Q K", "Q K^T / sqrt"),
     "causal_mask": ("np.tril", "np.triu", "causal_mask(n)"),

@@ -268,15 +268,22 @@ def test_each_student_gets_their_own_table_and_is_graded_on_it(tables):
         verdict, flags = _verdict("TABLE_BYTES_value", right, tables[sid])
         assert verdict.passed and not flags, (sid, table, verdict.message)
         assert right != 8 * 4096 * 4096 * 4  # the prose's 536,870,912 bytes is no student's answer
-        for answer, named in [(right // 8, "TABLE_BYTES.one_head"), (8 * table.n * np.dtype(table.dtype).itemsize,
-                              "TABLE_BYTES.linear_in_n"), (right * 8, "TABLE_BYTES.bits"),
+        # one head's table of a float64 table is its count of weights (both / 8): there neither is named
+        for answer, named in [(right // 8, "TABLE_BYTES.one_head" if table.dtype != "float64" else "mistakes_coincide"),
+                              (8 * table.n * np.dtype(table.dtype).itemsize, "TABLE_BYTES.linear_in_n"),
+                              (right * 8, "TABLE_BYTES.bits"),
                               (right / 2**20, "TABLE_BYTES.megabytes"), (right / 1e6, "TABLE_BYTES.megabytes")]:
             verdict, flags = _verdict("TABLE_BYTES_value", answer, tables[sid])
             assert verdict.misconception == named and not flags, (sid, table, answer, verdict)
+        # 8 bytes a weight: named on a float16 table (4 times the bytes); on a float32 one it is also two tables
+        # (twice the bytes), and both are said, neither named
         verdict, _ = _verdict("TABLE_BYTES_value", _table_bytes(table, 8), tables[sid])
         assert verdict.passed == (table.dtype == "float64")
-        if table.dtype != "float64":
-            assert verdict.misconception == "TABLE_BYTES.float64" and table.dtype in verdict.message, verdict
+        if table.dtype == "float16":
+            assert verdict.misconception == "TABLE_BYTES.wrong_itemsize" and table.dtype in verdict.message, verdict
+        if table.dtype == "float32":
+            assert verdict.misconception == "mistakes_coincide" and "two tables" in verdict.message \
+                and "8 bytes" in verdict.message, verdict
 
 
 def test_a_classmates_table_bytes_score_0_with_a_flag_naming_them(tables):
@@ -286,8 +293,11 @@ def test_a_classmates_table_bytes_score_0_with_a_flag_naming_them(tables):
     for thief, victim in zip(IDS[:40], IDS[40:80]):
         mine, theirs = tables[thief].items[TABLE_ITEM], _table_bytes(tables[victim].items[TABLE_ITEM])
         right = _table_bytes(mine)
-        if theirs in (right, right // 8, right * 8, _table_bytes(mine, 8), 8 * mine.n * np.dtype(mine.dtype).itemsize):
-            continue  # right on the thief's own table too, or what a named mistake on it gives (the kinder reading)
+        kinder = {right, right // 8, right * 8, 2 * right, 8 * mine.n * np.dtype(mine.dtype).itemsize,
+                  8 * (mine.n * (mine.n + 1) // 2) * np.dtype(mine.dtype).itemsize,
+                  *(_table_bytes(mine, size) for size in (2, 4, 8))}
+        if theirs in kinder:
+            continue  # right on the thief's own table too, or what a known mistake on it gives (the kinder reading)
         verdict, flags = _verdict("TABLE_BYTES_value", theirs, tables[thief])
         assert not verdict.passed and verdict.misconception == "variants.others_numbers", (thief, victim, verdict)
         assert victim in flags[0]["evidence"] and victim not in verdict.message + flags[0]["advice"]
