@@ -27,6 +27,10 @@ from .items import ITEM, LESSON, TABLE_ITEM
 IDENTIFYING = {ITEM: ("STOP_AND_TRY_SCORES", "STOP_AND_TRY_WEIGHTS"), TABLE_ITEM: ("TABLE_BYTES",)}
 #: At most this many owners are named in one flag (a common pattern of scores fits several students).
 MAX_NAMED = 5
+#: Tasks whose answers are real numbers worked by hand: a named mistake on one's own numbers lands on the lesson's
+#: answers only by chance, so where both fit, both are said (the lesson's first: typed in, they fit exactly).
+#: Letters and byte counts (powers of two) coincide with the lesson's often: there the named mistake stands.
+BOTH_SAID = {ITEM: ("STOP_AND_TRY_SCORES", "STOP_AND_TRY_WEIGHTS")}
 
 
 @dataclass(frozen=True)
@@ -51,17 +55,24 @@ def judge_with_numbers(check: Check, calls: Sequence[Call], outcomes: Sequence[O
         # the coordinator derives every student's items before grading: a missing one is the grader's fault
         raise KeyError(f"no {check.item} numbers for student {numbers.student_id!r}")
     verdict = judge_outcomes(check, calls, outcomes, numbers.items)
-    if verdict.passed or verdict.misconception != "wrong_values":
-        return verdict, []  # right, badly formed, or a named mistake: the kinder explanation stands
+    named = verdict.misconception != "wrong_values"
+    if verdict.passed or (named and check.task not in BOTH_SAID.get(check.item, ())):
+        return verdict, []  # right, badly formed, or a named mistake where coincidences are common: it stands
 
     def fits(item) -> bool:
         return judge_outcomes(check, calls, outcomes, {check.item: item}).passed
 
     lesson = LESSON[check.item]
-    if lesson != numbers.items[check.item] and fits(lesson):
+    if lesson != numbers.items[check.item] and fits(lesson):  # (a badly formed answer fits no numbers)
+        # The lesson's answers, which the notebook prints, typed in. A mistake on the student's own numbers
+        # may land on the same numbers by chance (dividing by sqrt(3) did, for one test student): then both
+        # are said, since these numbers alone cannot tell which it was.
+        also = f" (they are also what this mistake on your own numbers would give: {verdict.message})" if named else ""
         return replace(verdict, message="these are the answers for the lesson's worked example; this question is "
                                         "asked about your own numbers (printed in your notebook): work it again on "
-                                        "those.", misconception="variants.lesson_numbers"), []
+                                        f"those{also}.", misconception="variants.lesson_numbers"), []
+    if named:
+        return verdict, []
     if check.task not in IDENTIFYING.get(check.item, ()):
         return verdict, []
     owners = sorted(sid for sid, theirs in numbers.classmates.items()

@@ -14,6 +14,7 @@ from autograder.checks import CHECKS
 from autograder.checks.core import Call, Outcome
 from autograder.checks.items import (ITEM, LESSON_STOP_AND_TRY, StopAndTry, draw_stop_and_try,
                                      stop_and_try_problems)
+from autograder.checks.forms import HAND_ATOL
 from autograder.checks.numbers import StudentNumbers, judge_with_numbers
 from autograder.variants import class_numbers, student_rng
 
@@ -126,14 +127,30 @@ def test_a_classmates_right_answers_score_0_with_a_flag_naming_whose_numbers_the
     assert copied >= 20
 
 
-def test_the_lessons_example_answered_instead_of_ones_own_is_named_without_a_flag(numbers):
+def test_the_lessons_example_answered_instead_of_ones_own_is_named_without_a_flag(drawn, numbers):
+    """Where a typical mistake on the student's own numbers also lands on the lesson's weights, the message says
+    both (it cannot tell which): never the mistake alone, which a copy of the lesson's rubric did not make."""
     lesson = _scores(LESSON_STOP_AND_TRY)  # seed 000: q = (1, 0), keys (1, 0), (0, 1), (-1, 0)
     assert lesson == [1.0, 0.0, -1.0]
-    for sid in IDS[:30]:
-        for grade_id, answer in [("STOP_AND_TRY_SCORES_values", lesson),
-                                 ("STOP_AND_TRY_WEIGHTS_values", [0.576, 0.284, 0.140])]:  # the lesson's rubric
+    rubric = [0.576, 0.284, 0.140]  # the lesson's worked weights
+
+    def coincide(item):  # unscaled, divided by d_k, by sqrt(n_k): within a hand computation's rounding of the rubric
+        return any(max(abs(a - b) for a, b in zip(_weights(_scores(item), d), rubric)) <= HAND_ATOL
+                   for d in (1.0, 2.0, math.sqrt(3)))
+
+    for sid in IDS:
+        for grade_id, answer in [("STOP_AND_TRY_SCORES_values", lesson), ("STOP_AND_TRY_WEIGHTS_values", rubric)]:
             verdict, flags = _verdict(grade_id, answer, numbers[sid])
             assert verdict.misconception == "variants.lesson_numbers" and not flags, (sid, verdict)
+        said = "also what this mistake" in _verdict("STOP_AND_TRY_WEIGHTS_values", rubric, numbers[sid])[0].message
+        assert said == coincide(drawn[sid]), sid
+    # about 1 id in 600 draws numbers on which dividing by sqrt(3) gives the rubric: the first one past the 300
+    sid = next(f"student{i}" for i in range(300, 5000)
+               if coincide(draw_stop_and_try(student_rng(SECRET, COURSE, ITEM, f"student{i}"))))
+    mine = class_numbers(SECRET, COURSE, "02_scaling", [sid])
+    verdict, flags = _verdict("STOP_AND_TRY_WEIGHTS_values", rubric, StudentNumbers(sid, mine[sid], mine))
+    assert verdict.misconception == "variants.lesson_numbers" and "also what this mistake" in verdict.message, verdict
+    assert "square root of the number of keys" in verdict.message and not flags
 
 
 def test_a_wrong_answer_that_fits_nobody_is_plain_wrong(numbers):
