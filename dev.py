@@ -92,10 +92,12 @@ def main(argv: list[str]) -> int:
     if lint != 0:
         print("ruff check found the problems above", file=sys.stderr)
         return lint
-    # One worker per core; tests/conftest.py schedules "loadgroup" itself, so that each expensive fixture
-    # is made on one worker only. The slowest tests are listed at the end: where the suite's time goes,
-    # on every CI run.
-    parallel = ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder"]
+    # One worker per core and one more: a third of the suite's wall time is spent waiting (for a browser, a
+    # JupyterHub, a kernel in its sandbox, a database lock), not computing (2-core whole-suite run of
+    # 2026-12-04: 907 s of CPU in 717 s with two workers; three: 670 s). tests/conftest.py schedules
+    # "loadgroup" itself, so that each expensive fixture is made on one worker only. The slowest tests are
+    # listed at the end: where the suite's time goes, on every CI run.
+    parallel = ["-n", str((os.cpu_count() or 1) + 1), "--dist", "loadgroup", "--no-loadscope-reorder"]
     return run(str(BIN / "python"), "-m", "pytest", *parallel, "--durations=25", *rest)
 
 
