@@ -46,6 +46,8 @@ empty is killed whole (all of its namespace) and started afresh.
 """
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 import shutil
 import signal
@@ -65,6 +67,10 @@ from .command import Limits, _font_caches, _python_roots, _system_binds, walls
 from .warm import Held, WarmSandbox, state
 
 KIT = "/kit"
+#: How often the grader looks whether a killed kernel has ended.
+POLL_SECONDS = 0.005
+#: How long a new kernel's client waits for the kernel's welcome on IOPub before it asks kernel_info anyway.
+WELCOME_SECONDS = 5.0
 JOB = "/job"  # inside the sandbox: a copy of the notebook's directory, the kernel's working directory
 IPC_DIR = "/ipc"  # inside the sandbox: the kernel's ZeroMQ sockets
 IPC_BYTES = 1 << 20
@@ -238,6 +244,13 @@ class SandboxProvisioner(LocalProvisioner):
         # The kernel binds /ipc/kernel-N inside; the grader reaches them through the sandbox's root.
         return dict(self.connection_info, ip=f"{server.root}{IPC_DIR}/kernel")
 
+    async def wait(self) -> int | None:
+        """Wait for the kernel to end, looking every 5 ms (jupyter_client's every 100 ms: a forked kernel is gone
+        within milliseconds of its SIGKILL, and the worker would idle the rest of the interval)."""
+        while self.process is not None and await self.poll() is None:
+            await asyncio.sleep(POLL_SECONDS)
+        return await super().wait()
+
     async def cleanup(self, restart: bool = False) -> None:
         """Kill what is left of the kernel, empty the sandbox for the next one, remove the connection files."""
         await super().cleanup(restart)
@@ -254,17 +267,30 @@ class SandboxProvisioner(LocalProvisioner):
             shutil.rmtree(self.parent.private_dir, ignore_errors=True)
 
 
+@functools.lru_cache(maxsize=None)
+def _welcomes() -> bool:
+    """Whether the kernels welcome a client's IOPub subscription: ipykernel 7 (they are forked from this
+    environment's); with 6.29, which does not, the client asks ``kernel_info`` until IOPub brings its ``idle``."""
+    from importlib.metadata import version
+
+    return int(version("ipykernel").split(".")[0]) >= 7
+
+
 class ReadyClient(AsyncKernelClient):
     """A kernel client that is ready as soon as the kernel is: its reply to ``kernel_info`` has come, and so
     has, on IOPub, the kernel's ``idle`` for that request (proof that IOPub is connected).
 
     jupyter_client's own wait then listens to IOPub until it has been silent for 0.2 s, and waits up to
     0.2 s more before that: 0.2-0.4 s of a worker doing nothing per submission. Nothing is lost without
-    it: nbclient reads only the IOPub messages of the requests it sends itself.
+    it: nbclient reads only the IOPub messages of the requests it sends itself. The request is sent once
+    the kernel has welcomed the client's subscription on IOPub (``iopub_welcome``, ipykernel 7): asked
+    before, the kernel's ``idle`` was lost in 3 of 5 starts, and each cost 0.2 s more to ask again.
     """
 
     async def _async_wait_for_ready(self, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        if _welcomes():
+            await self._welcomed(min(WELCOME_SECONDS, max(0.0, deadline - time.monotonic())))
         while True:
             request = self.kernel_info()
             reply = await self._reply_to(request, min(1.0, max(0.0, deadline - time.monotonic())))
@@ -277,6 +303,22 @@ class ReadyClient(AsyncKernelClient):
                 raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
     wait_for_ready = _async_wait_for_ready  # the base class binds its own coroutine to the public name
+
+    async def _welcomed(self, seconds: float) -> bool:
+        """Wait until the kernel welcomes this client on IOPub (False after ``seconds``: then ask anyway)."""
+        from queue import Empty
+
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            try:
+                msg = await self.iopub_channel.get_msg(timeout=min(left, 0.1))
+            except Empty:
+                if not await self._async_is_alive():
+                    return False
+                continue
+            if msg["msg_type"] == "iopub_welcome":
+                return True
+        return False
 
     async def _reply_to(self, request: str, seconds: float):
         from queue import Empty
@@ -311,6 +353,9 @@ class SandboxKernelManager(AsyncKernelManager):
 
     limits: Limits = Limits()
     kit: str | None = None
+
+    async def _async_wait(self, pollinterval: float = 0.1) -> None:
+        await super()._async_wait(pollinterval=POLL_SECONDS)  # see SandboxProvisioner.wait
 
     async def _async_pre_start_kernel(self, **kw):
         if self.provisioner is None:
