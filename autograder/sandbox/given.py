@@ -24,7 +24,6 @@ import functools
 import importlib
 import inspect
 import json
-import time
 import types
 from pathlib import Path
 
@@ -216,7 +215,7 @@ def build_memo(given, notebooks) -> bytes | None:
     """The ``_memo.json`` of a package that gives ``given`` to the notebooks ``notebooks`` (their bytes), or None.
 
     Each literal call of a given function (:func:`literal_calls`) is computed once with the
-    reference; one that took at least :data:`.memo.MEMO_SECONDS` and returned plain data is kept.
+    reference; one that returned plain data is kept.
     """
     package = importlib.import_module(PACKAGE)
     entries, seen = [], set()
@@ -227,10 +226,7 @@ def build_memo(given, notebooks) -> bytes | None:
             if key is None or key in seen:
                 continue
             seen.add(key)
-            start = time.perf_counter()
             value = func(*args, **kwargs)
-            if time.perf_counter() - start < memo.MEMO_SECONDS:
-                continue
             try:
                 entries.append({"key": key, "value": memo.encode(value)})
             except ValueError:
