@@ -99,6 +99,16 @@ def softmax(x, axis=-1):
         source=SO_SOFTMAX + " and shusei-e.github.io 'Softmax without Overflow' (both subtract np.max(x) of the "
                "whole array: a row far below the global maximum underflows to 0/0)"),
 
+    Variant("softmax_shift_by_size", A, "softmax", {"softmax": '''
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=float)
+    peak = np.max(np.abs(x), axis=axis, keepdims=True)  # "the largest score" read as the largest |score|
+    w = np.exp(x - peak)
+    return w / np.sum(w, axis=axis, keepdims=True)
+'''}, misconception="softmax.max_magnitude",
+        source="the stability trick read as 'subtract the largest value in absolute terms' (a norm's habit): right "
+               "on every row whose largest size is its largest score, 0/0 on a row far below 0 (blind set 9)"),
+
     Variant("softmax_missing_keepdims", A, "softmax", {"softmax": '''
 def softmax(x, axis=-1):
     x = np.asarray(x, dtype=float)

@@ -361,6 +361,23 @@ def softmax_jacobian(p):
     return J
 '''}, misconception="softmax_jacobian.off_diagonal_sign",
         source="the sign of the off-diagonal terms, -p_i p_j (Eli Bendersky, 'The Softmax function and its derivative')"),
+    Variant("jacobian_own_term_and_outer", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    p = np.asarray(p, dtype=float)
+    own = np.diag(p - p ** 2)          # d p_i / d x_i = p_i (1 - p_i) ...
+    return own - p[:, None] * p[None, :]  # ... and the cross terms subtracted over the diagonal too
+'''}, misconception="softmax_jacobian.diagonal_twice",
+        source="the two textbook forms of the Jacobian (by cases, and diag(p) - p p^T) mixed: the case form's "
+               "diagonal with the matrix form's outer product (blind set 9); at a saturated p it equals -p p^T"),
+
+    Variant("jacobian_diag_of_column", A, "softmax_jacobian", {"softmax_jacobian": '''
+def softmax_jacobian(p):
+    col = np.asarray(p, dtype=float)[:, np.newaxis]   # p as a column vector
+    return np.diag(col) - col @ col.T                  # np.diag of a 2-D array extracts, it does not build
+'''}, misconception="softmax_jacobian.diag_of_column",
+        source="MATLAB's diag(v) builds a matrix from a column; numpy's np.diag of a 2-D array returns its diagonal "
+               "(numpy docs, numpy.diag: 'If v is a 2-D array, return a copy of its k-th diagonal') (blind set 9)"),
+
     Variant("jacobian_no_diag", A, "softmax_jacobian", {"softmax_jacobian": '''
 def softmax_jacobian(p):
     p = np.asarray(p, dtype=float)

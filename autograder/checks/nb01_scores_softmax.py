@@ -56,6 +56,8 @@ MISCONCEPTIONS = {
     "softmax.no_max_subtraction": "no max subtraction: exp overflows at large scores",
     "softmax.flattens_scores": "makes large scores equal before the exp (clipping them): keys of different scores get the same weight",
     "softmax.global_max": "subtracts the global max instead of each row's max",
+    "softmax.max_magnitude": "shifts each row by its largest size |score| instead of its largest score: a row far "
+                             "below 0 underflows",
     "softmax.missing_keepdims": "row max/sum without keepdims broadcast along the wrong axis",
     "softmax.no_exp": "normalises the raw scores without exponentiating",
     "softmax.ignores_axis": "ignores the axis argument",
@@ -231,14 +233,24 @@ def _softmax_candidates(x, axis=-1):
             plain = np.exp(x - shift)
             yield plain / plain.sum(axis=axis, keepdims=True), "softmax.no_max_subtraction", overflow
         if x.ndim > 1:
-            yield e / e.sum(axis=axis, keepdims=True), "softmax.global_max", \
-                "a row of small scores became NaN: you subtracted the largest score of the whole array; subtract " \
-                "each row's own maximum instead."
+            yield e / e.sum(axis=axis, keepdims=True), "softmax.global_max", GLOBAL_MAX
+        # the largest |score| is the largest score wherever that is the row's largest size: it differs, and
+        # underflows, only on a row whose most negative score is further from 0 than its largest
+        magnitude = np.exp(x - np.abs(x).max(axis=axis, keepdims=True))
+        yield magnitude / magnitude.sum(axis=axis, keepdims=True), "softmax.max_magnitude", MAX_MAGNITUDE
         for other in sorted(set(range(x.ndim)) - {axis % x.ndim}):
             shifted = np.exp(x - x.max(axis=other, keepdims=True))
             yield shifted / shifted.sum(axis=axis, keepdims=True), "softmax.max_wrong_axis", \
                 "the maximum you subtract is taken along another axis than the one you normalise: a shift " \
                 "cancels out only when every score of a row gets the same one, so your weights change."
+
+
+GLOBAL_MAX = ("a row of small scores became NaN: you subtracted the largest score of the whole array; subtract "
+              "each row's own maximum instead.")
+MAX_MAGNITUDE = ("a row of scores far below 0 became NaN: the number your code subtracts from a row is its largest "
+                 "size |score|, which on such a row is its most negative score turned positive, so every score of the "
+                 "row is pushed further down and every exponential underflows to 0 (0/0). The shift that keeps exp in "
+                 "range is the row's largest score, sign and all.")
 
 
 def _softmax_error(call, outcome):
@@ -342,11 +354,41 @@ def _(calls, outcomes):
     expect.each(calls, outcomes, _judge_softmax)
 
 
+#: Shifts that keep the softmax at ordinary scores and break it far from 0, named only by their signature over
+#: every input of the check and its probes, never from one input where both give NaN on the same row. The probes:
+#: one row far below 0 (the whole array's maximum is that row's: a global maximum is right there, a row's largest
+#: |score| underflows), and that row above an ordinary one (a row's largest |score| keeps the ordinary row, the
+#: whole array's largest |score|, which is neither mistake, loses it too).
+SHIFT_MISTAKES = (
+    ("softmax.global_max", GLOBAL_MAX, lambda x: x.max()),
+    ("softmax.max_magnitude", MAX_MAGNITUDE, lambda x: np.abs(x).max(axis=-1, keepdims=True)),
+)
+
+
+def _shifted_softmax(x, shift):
+    e = np.exp(x - shift(x))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 @checks.add("softmax", "large_scores", "no overflow at large scores (1e3 and 1e4)",
             calls=lambda rng: [Call("softmax", (np.array([[1000.0, 999.0, 998.0], [-1000.0, -1001.0, -1003.0]]),)),
-                               Call("softmax", (rng.standard_normal((3, 4)) * 1e4,))])
+                               Call("softmax", (rng.standard_normal((3, 4)) * 1e4,)),
+                               # probes, never graded (see SHIFT_MISTAKES)
+                               Call("softmax", (np.array([[-1000.0, -1001.0, -1003.0]]),)),
+                               Call("softmax", (np.array([[-1000.0, -1001.0, -1003.0], [1.0, 0.0, -1.0]]),))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_softmax)
+    try:
+        expect.each(calls[:2], outcomes[:2], _judge_softmax)
+    except CheckFailed as failure:
+        found = signature.identify(outcomes, [
+            (m, message, [signature.predict(_shifted_softmax, c.args[0], shift) for c in calls])
+            for m, message, shift in SHIFT_MISTAKES])
+        if found is not None:
+            raise CheckFailed(found[1], found[0]) from None
+        if failure.misconception in {m for m, _, _ in SHIFT_MISTAKES}:
+            raise failure.vague or CheckFailed(f"NaN in your weights, where every value should be a number",
+                                               "nan") from None
+        raise
 
 
 @checks.add("softmax", "row_max", "rows of very different sizes (each row's own maximum)",

@@ -52,6 +52,10 @@ MISCONCEPTIONS = {
     "softmax_jacobian.inner_not_outer": "subtracts one number (an inner product) from every entry instead of a matrix",
     "softmax_jacobian.off_diagonal_sign": "the off-diagonal entries have the wrong sign",
     "softmax_jacobian.no_diag": "keeps only the shared-denominator part: a score's effect on its own weight is missing",
+    "softmax_jacobian.diagonal_twice": "the diagonal's own-weight term already holds the shared-denominator part, "
+                                       "and the products of pairs subtracted over the whole matrix take it away again",
+    "softmax_jacobian.diag_of_column": "np.diag of a column (an (n, 1) array) extracts its one diagonal entry p_0 "
+                                       "instead of building a diagonal matrix",
     "softmax_jacobian.delta_as_one": "the Kronecker delta read as 1 off the diagonal too",
     "softmax_jacobian.log_softmax": "the Jacobian of log p (of the log-softmax) instead of p",
     "attention.softmax_wrong_axis": "softmax over another axis than the key axis (the query axis, or a batch axis)",
@@ -532,6 +536,15 @@ def _jacobian_diagnoses(p):
         (-outer, "softmax_jacobian.no_diag",
          "your Jacobian keeps only the part that comes from the shared denominator: a score also moves its own "
          "weight through its own exponential, which your diagonal leaves out."),
+        (np.diag(p * (1 - p)) - outer, "softmax_jacobian.diagonal_twice",
+         "your off-diagonal entries are right, but each diagonal entry loses the square of its weight twice: the "
+         "own-weight term you wrote for the diagonal already holds the shared denominator's part, and the products "
+         "of every pair that you take away from the whole matrix take it away once more."),
+        (p[0] - outer, "softmax_jacobian.diag_of_column",
+         "every entry of your Jacobian is p_0, the first weight, minus p_i p_j: the diagonal matrix of the weights "
+         "became the single number p_0, added everywhere. np.diag of a 2-D array (a column of shape (n, 1)) "
+         "extracts its diagonal, here one entry, instead of building a matrix from a vector: only a 1-D array "
+         "becomes a diagonal matrix."),
         (p[:, None] * (1 - p[None, :]), "softmax_jacobian.delta_as_one", delta_as_one),
         (np.eye(len(p)) - p[None, :], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
         (np.eye(len(p)) - p[:, None], "softmax_jacobian.log_softmax", LOG_SOFTMAX),
@@ -573,22 +586,59 @@ def _judge_jacobian(call, outcome):
                  generic=f"is not the Jacobian of the softmax at p of length {n}: {_jacobian_part(J, want)}")
 
 
+def _fits(misconception, call, outcome) -> bool:
+    """Whether the answer is ``misconception``'s Jacobian at this call: one of its candidates, or the right one
+    where one of its candidates is right too (a mistake that changes nothing at this p)."""
+    p = call.args[0]
+    if outcome.error is not None:
+        return False
+    try:
+        J = np.asarray(outcome.value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    tol = expect.tolerances(np.float64)
+    want = ref.softmax_jacobian(p)
+    candidates = [c for c, m, _ in _jacobian_diagnoses(p) if m == misconception]
+    if misconception == "softmax_jacobian.diagonal_only":
+        candidates.append(p * (1 - p))
+    return any(expect.allclose(J, c, *tol) for c in candidates) or (
+        expect.allclose(J, want, *tol) and any(expect.allclose(c, want, *tol) for c in candidates))
+
+
+def _judge_jacobians(calls, outcomes, graded):
+    """The ``graded`` calls judged one by one; a mistake named by one of them holds only where the answer is that
+    mistake's Jacobian at every call, the probes after them too. At a saturated p (entries 0 and 1) several
+    mistakes give one matrix (a diagonal p_i - 2 p_i^2 is -p_i^2 there, as is the diagonal of -p p^T): the
+    input that names one must not be the only one it fits."""
+    try:
+        expect.each(calls[:graded], outcomes[:graded], _judge_jacobian)
+    except CheckFailed as failure:
+        if failure.misconception in MISCONCEPTIONS and not all(
+                _fits(failure.misconception, c, o) for c, o in zip(calls, outcomes)):
+            raise failure.vague or CheckFailed("your Jacobian is not the Jacobian of the softmax at one of these p, "
+                                               "and no one known mistake explains it at every p.",
+                                               "wrong_values") from None
+        raise
+
+
 @checks.add("softmax_jacobian", "matches_reference",
             "the worked example's weights and random probability vectors; p left unchanged",
             calls=lambda rng: [Call("softmax_jacobian", (ref.softmax(np.array([2.0, 1.0, 0.0])),)),
                                Call("softmax_jacobian", (ref.softmax(rng.standard_normal(5)),)),
                                Call("softmax_jacobian", (ref.softmax(rng.standard_normal(2)),))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_jacobian)
+    _judge_jacobians(calls, outcomes, 3)
     for call, outcome in zip(calls, outcomes):
         expect.unmodified(outcome, call, {"0": "p"})
 
 
 @checks.add("softmax_jacobian", "saturated", "a saturated softmax (one weight near 1) has a Jacobian near 0",
             calls=lambda rng: [Call("softmax_jacobian", (ref.softmax(np.array([2.0, 1.0, 0.0]) * math.sqrt(512)),)),
-                               Call("softmax_jacobian", (ref.softmax(rng.standard_normal(4) * 40),))])
+                               Call("softmax_jacobian", (ref.softmax(rng.standard_normal(4) * 40),)),
+                               # a probe, never graded: an unsaturated p, where the mistakes differ
+                               Call("softmax_jacobian", (ref.softmax(np.array([0.5, -0.25, 0.0, 1.0])),))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_jacobian)
+    _judge_jacobians(calls, outcomes, 2)
 
 
 # ---------------------------------------------------------------- scaled_dot_product_attention (no mask)

@@ -1,0 +1,75 @@
+"""Issue 24, blind sets 9 and 10: each class of mistake is named only where its signature over the check's inputs
+and probes is that mistake's and no other's; a look-alike that one input cannot tell from it stays vague (or is
+named as what it is), at every seed. The answers are functions judged on the checks themselves (the catalogue
+holds the named ones as notebook cells)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import attention_ref as ref
+from autograder.checks import CHECKS, GENERIC_MISCONCEPTIONS, executor
+from autograder.checks.core import evaluate
+
+SEEDS = (0, 4242, 98765, 12345, 288545019, 1222356006)
+
+
+def _verdict(grade_id, name, answer, seed=0, **extra):
+    check = CHECKS[grade_id]
+    namespace = {"np": np, "math": math, name: answer, **{n: getattr(ref, n) for n in check.helpers}, **extra}
+    return evaluate(check, executor(check, namespace), seed)
+
+
+def _named(grade_id, name, answer, seed=0, **extra):
+    """The misconception the check names, None where it passes; generic ids come back as they are."""
+    verdict = _verdict(grade_id, name, answer, seed, **extra)
+    return None if verdict.passed else verdict.misconception
+
+
+# ---------------------------------------------------------------- 01 softmax: which number is subtracted
+def softmax_by_size(x, axis=-1):  # each row's largest |score|
+    x = np.asarray(x, float)
+    e = np.exp(x - np.abs(x).max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_by_global_size(x, axis=-1):  # the whole array's largest |score|: neither mistake named
+    x = np.asarray(x, float)
+    e = np.exp(x - np.abs(x).max())
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_global_max(x, axis=-1):
+    x = np.asarray(x, float)
+    e = np.exp(x - x.max())
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_shift_by_the_largest_size_is_not_the_global_maximum(seed):
+    assert _named("softmax_large_scores", "softmax", softmax_by_size, seed) == "softmax.max_magnitude"
+    assert _named("softmax_large_scores", "softmax", softmax_global_max, seed) == "softmax.global_max"
+    assert _named("softmax_large_scores", "softmax", softmax_by_global_size, seed) in GENERIC_MISCONCEPTIONS
+    assert _named("softmax_row_max", "softmax", softmax_by_size, seed) is None  # right on every row it reads
+
+
+# ---------------------------------------------------------------- 02 softmax_jacobian: saturated p
+def jacobian_odd_diagonal(p):  # a diagonal that is -p_i^2 where p is 0 or 1 (or within 1e-9 of them), nothing known
+    p = np.asarray(p, float)
+    J = -np.outer(p, p)
+    np.fill_diagonal(J, -p ** 2 + (p * (1 - p)) ** 2)
+    return J
+
+
+def jacobian_no_diag(p):
+    p = np.asarray(p, float)
+    return -np.outer(p, p)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_diag_is_named_only_where_every_p_agrees(seed):
+    for grade_id in ("softmax_jacobian_saturated", "softmax_jacobian_matches_reference"):
+        assert _named(grade_id, "softmax_jacobian", jacobian_odd_diagonal, seed) in GENERIC_MISCONCEPTIONS
+        assert _named(grade_id, "softmax_jacobian", jacobian_no_diag, seed) == "softmax_jacobian.no_diag"
