@@ -386,6 +386,24 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
 '''}, misconception="multi_head_attention.keys_from_queries",
         source="keys and values both come from the memory X_kv (Vaswani et al. 2017, §3.2.3: 'the memory keys and "
                "values come from the output of the encoder'); in self-attention X_q is X_kv and the slip is invisible"),
+    Variant("score_asymmetry_frobenius", A, "score_asymmetry", {"score_asymmetry": '''
+def score_asymmetry(X, W_q, W_k):
+    S = (X @ W_q) @ (X @ W_k).T
+    gap = S - S.T
+    return float(np.sqrt(np.sum(gap * gap)))  # "how big is the difference": the Frobenius norm of the whole table
+'''}, misconception="score_asymmetry.norm_not_largest",
+        source="'how far from symmetric' measured as ||S - S^T||_F, the usual matrix distance of linear algebra "
+               "courses, where the question asks for the largest gap of one pair (blind set 10)"),
+
+    Variant("score_asymmetry_key_map_twice", A, "score_asymmetry", {"score_asymmetry": '''
+def score_asymmetry(X, W_q, W_k):
+    K = np.asarray(X) @ np.asarray(W_k)
+    S = K @ K.T                      # the key map on both sides: W_q never used
+    return float(np.max(np.abs(S - S.T)))
+'''}, misconception="score_asymmetry.one_map",
+        source="seed 000: 'With one map, the score for item i reading item j would equal the score for item j "
+               "reading item i' (here the key map; the query map is never read)"),
+
     Variant("score_asymmetry_mean_gap", A, "score_asymmetry", {"score_asymmetry": '''
 def score_asymmetry(X, W_q, W_k):
     S = (np.asarray(X) @ W_q) @ (np.asarray(X) @ W_k).T

@@ -230,39 +230,84 @@ def _scores(X, W_q, W_k):
     return (X @ W_q) @ (X @ W_k).T
 
 
-def _judge_asymmetry(call, outcome):
+MISCONCEPTIONS["score_asymmetry.norm_not_largest"] = "measures the size of the whole difference of the two " \
+                                                     "directions (a matrix norm) instead of its largest entry"
+
+ONE_MAP = ("your gap is 0 for two different maps, and stays 0 when {map} holds NaN: your scores never read {map}. "
+           "The scores must use the query map for the queries and the key map for the keys; with one map (or the raw "
+           "vectors) on both sides, item i reading item j scores what j reading i does.")
+NORM = ("your gap is the size of the whole difference between the scores and their transpose (a norm that gathers "
+        "every pair's gap into one number), not the gap of the pair whose two directions differ most.")
+
+
+def _asymmetry_candidates(X, W_q, W_k):
+    """``(value, misconception, message)`` of the usual mistakes of the gap on one call."""
+    S = _scores(X, W_q, W_k)
+    D = S - S.T
+    gaps = np.abs(D)
+    total = ("your answer adds up (or averages) the gaps of every pair: the asymmetry of the scores is the largest "
+             "gap, the pair whose two directions differ most.")
+    for value in (gaps.sum(), gaps.sum() / 2, gaps.mean(), gaps[np.triu_indices(len(gaps), 1)].mean()):
+        yield float(value), "score_asymmetry.total_not_largest", total
+    for value in (np.linalg.norm(D), np.linalg.norm(D) / 2, np.linalg.norm(D) / math.sqrt(2), np.sqrt(np.mean(D ** 2)),
+                  np.linalg.norm(D, 2), np.linalg.norm(D, 1), np.abs(np.linalg.eigvals(D)).max()):
+        yield float(value), "score_asymmetry.norm_not_largest", NORM
+    maps = W_q @ W_k.T  # d x d: how far the product of the maps is from symmetric, not the scores of X
+    yield float(np.abs(maps - maps.T).max()), "score_asymmetry.maps_not_scores", \
+        ("your gap is measured on the product of the maps, W_q W_k^T, one entry per pair of features: the asymmetry "
+         "asked for is that of the scores of the positions of X, one entry per pair of positions.")
+    yield float(gaps.max()) / math.sqrt(W_q.shape[1]), "score_asymmetry.scaled_scores", \
+        ("your gap is that of the scaled scores, divided by the square root of the projected width: the question asks "
+         "how far the raw scores of the two directions differ.")
+    weights = ref.softmax(S)
+    yield float(np.abs(weights - weights.T).max()), "score_asymmetry.weights_not_scores", \
+        ("your gap is that of the softmax weights, not of the scores: each row of weights is normalised on its own, "
+         "so their gaps mix the asymmetry of the scores with how each row shares its weight out.")
+
+
+def _zero_gap(probes) -> CheckFailed:
+    """A gap of 0 for two different maps, said by what the probes show (the first call again with NaN in W_k, then
+    in W_q): a map whose NaN never reaches the answer is never read (one map, or the raw vectors, on both sides);
+    where both reach it, the answer reads both maps and what it measures is blind to the transpose, for more than
+    one reason (the largest entries or totals of the two tables compared, a table symmetrised first), so no cause
+    is named."""
+    reads = []
+    for outcome in probes:
+        try:
+            value = float(np.asarray(outcome.value, dtype=float).reshape(())) if outcome.error is None else None
+        except (TypeError, ValueError):
+            value = None
+        reads.append(None if value is None else (not np.isfinite(value), abs(value) < 1e-9))
+    if None not in reads:
+        (k_read, k_zero), (q_read, q_zero) = reads
+        if k_zero and not q_read:
+            return CheckFailed(ONE_MAP.format(map="either map"), "score_asymmetry.one_map")
+        if k_zero and q_read:
+            return CheckFailed(ONE_MAP.format(map="W_k"), "score_asymmetry.one_map")
+        if q_zero and k_read:
+            return CheckFailed(ONE_MAP.format(map="W_q"), "score_asymmetry.one_map")
+        if k_read and q_read:
+            return CheckFailed("your gap is 0 for two different maps, although your answer reads both (a NaN in either "
+                               "reaches it): what it measures comes out the same for the table of scores and for its "
+                               "transpose, where the gap asked for compares, for each pair of items, i reading j with "
+                               "j reading i.", "wrong_values")
+    return CheckFailed("your gap is 0 for two different maps, where the scores of some pair differ between its two "
+                       "directions (i reading j, j reading i).", "wrong_values")
+
+
+def _judge_asymmetry(call, outcome, probes):
     X, W_q, W_k = call.args
     got = expect.number(outcome, call, "`score_asymmetry`")
     right = ref.score_asymmetry(X, W_q, W_k)
     if expect.allclose(got, right, 1e-7, 1e-9 * max(1.0, float(np.abs(X).max()) ** 2)):
         return  # one map: exactly symmetric in exact arithmetic, a rounding error of the products here
     if abs(got) < 1e-9 and right > 1e-6:
-        raise CheckFailed("your gap is 0 for two different maps: the scores must use the query map for the queries "
-                          "and the key map for the keys, or compare the learned scores rather than the raw "
-                          "vectors.", "score_asymmetry.one_map")
-    gaps = np.abs(_scores(X, W_q, W_k) - _scores(X, W_q, W_k).T)
-    totals = (gaps.sum(), gaps.sum() / 2, gaps.mean(), gaps[np.triu_indices(len(gaps), 1)].mean())
-    maps = W_q @ W_k.T  # d x d: how far the product of the maps is from symmetric, not the scores of X
-    if right > 1e-6 and not expect.allclose(right, float(np.abs(maps - maps.T).max()), 1e-7, 1e-9) \
-            and expect.allclose(got, float(np.abs(maps - maps.T).max()), 1e-7, 1e-9):
-        raise CheckFailed("your gap is measured on the product of the maps, W_q W_k^T, one entry per pair of features: "
-                          "the asymmetry asked for is that of the scores of the positions of X, one entry per pair of "
-                          "positions.", "score_asymmetry.maps_not_scores")
+        raise _zero_gap(probes)
     if right > 1e-6:
-        scores = _scores(X, W_q, W_k)
-        weights = ref.softmax(scores)
-        for value, misconception, message in (
-                (right / math.sqrt(W_q.shape[1]), "score_asymmetry.scaled_scores",
-                 "your gap is that of the scaled scores, divided by the square root of the projected width: the "
-                 "question asks how far the raw scores of the two directions differ."),
-                (float(np.abs(weights - weights.T).max()), "score_asymmetry.weights_not_scores",
-                 "your gap is that of the softmax weights, not of the scores: each row of weights is normalised on its "
-                 "own, so their gaps mix the asymmetry of the scores with how each row shares its weight out.")):
-            if expect.allclose(got, value, 1e-7, 1e-9) and not expect.allclose(value, right, 1e-7, 1e-9):
-                raise CheckFailed(message, misconception)
-    if right > 1e-6 and any(expect.allclose(got, total, 1e-7, 1e-9) for total in totals):
-        raise CheckFailed("your answer adds up (or averages) the gaps of every pair: the asymmetry of the scores is "
-                          "the largest gap, the pair whose two directions differ most.", "score_asymmetry.total_not_largest")
+        matching = {(m, message) for value, m, message in _asymmetry_candidates(X, W_q, W_k)
+                    if expect.allclose(got, value, 1e-7, 1e-9) and not expect.allclose(value, right, 1e-7, 1e-9)}
+        if len({m for m, _ in matching}) == 1:
+            raise CheckFailed(*min(matching)[::-1])
     n = X.shape[0]
     if got > right:  # no pair's two directions differ that much
         raise CheckFailed(f"`score_asymmetry` on {n} items is {got:.4g}, more than the gap between the two directions "
@@ -272,12 +317,21 @@ def _judge_asymmetry(call, outcome):
                       "wrong_values")
 
 
+def _nan_probes(call):
+    """The call again with NaN in one entry of W_k, then of W_q (probes, never graded: :func:`_zero_gap`)."""
+    X, W_q, W_k = call.args
+    with_nan = [W.copy() for W in (W_k, W_q)]
+    for W in with_nan:
+        W[0, 0] = np.nan
+    return [Call("score_asymmetry", (X, W_q, with_nan[0])), Call("score_asymmetry", (X, with_nan[1], W_k))]
+
+
 @_asymmetry.add("score_asymmetry", "values", "two maps: the largest gap between the two directions; one map: 0",
-                calls=lambda rng: [_asymmetry_call(rng, 4, 3, 2), _asymmetry_call(rng, 6, 5, 5),
-                                   _asymmetry_call(rng, 5, 4, 3, same=True)])
+                calls=lambda rng: (lambda calls: calls + _nan_probes(calls[0]))(
+                    [_asymmetry_call(rng, 4, 3, 2), _asymmetry_call(rng, 6, 5, 5),
+                     _asymmetry_call(rng, 5, 4, 3, same=True)]))
 def _(calls, outcomes):
-    for call, outcome in zip(calls, outcomes):
-        _judge_asymmetry(call, outcome)
+    expect.each(calls[:3], outcomes[:3], _judge_asymmetry, outcomes[3:])
 
 
 CHECKS["04_heads"][:0] = _asymmetry  # notebook order: the numeric item comes before the letters

@@ -73,3 +73,46 @@ def test_no_diag_is_named_only_where_every_p_agrees(seed):
     for grade_id in ("softmax_jacobian_saturated", "softmax_jacobian_matches_reference"):
         assert _named(grade_id, "softmax_jacobian", jacobian_odd_diagonal, seed) in GENERIC_MISCONCEPTIONS
         assert _named(grade_id, "softmax_jacobian", jacobian_no_diag, seed) == "softmax_jacobian.no_diag"
+
+
+# ---------------------------------------------------------------- 04 score_asymmetry: a gap of 0, a norm
+def _S(X, W_q, W_k):
+    return (X @ W_q) @ (X @ W_k).T
+
+
+def asymmetry_largest_entries(X, W_q, W_k):  # both maps read; max S = max S^T, so always 0
+    S = _S(X, W_q, W_k)
+    return float(abs(S.max() - S.T.max()))
+
+
+def asymmetry_totals(X, W_q, W_k):  # both maps read; the totals of S and S^T are equal
+    S = _S(X, W_q, W_k)
+    return float(abs(S.sum() - S.T.sum()))
+
+
+def asymmetry_query_map_twice(X, W_q, W_k):
+    S = _S(X, W_q, W_q)
+    return float(np.abs(S - S.T).max())
+
+
+def asymmetry_raw_vectors(X, W_q, W_k):
+    S = X @ X.T
+    return float(np.abs(S - S.T).max())
+
+
+def asymmetry_frobenius(X, W_q, W_k):
+    return float(np.linalg.norm(_S(X, W_q, W_k) - _S(X, W_q, W_k).T))
+
+
+def asymmetry_spectral(X, W_q, W_k):
+    return float(np.linalg.norm(_S(X, W_q, W_k) - _S(X, W_q, W_k).T, 2))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_zero_gap_names_one_map_only_where_a_map_is_never_read(seed):
+    for answer in (asymmetry_largest_entries, asymmetry_totals):  # read both maps: no cause named
+        assert _named("score_asymmetry_values", "score_asymmetry", answer, seed) in GENERIC_MISCONCEPTIONS
+    for answer in (asymmetry_query_map_twice, asymmetry_raw_vectors):
+        assert _named("score_asymmetry_values", "score_asymmetry", answer, seed) == "score_asymmetry.one_map"
+    for answer in (asymmetry_frobenius, asymmetry_spectral):
+        assert _named("score_asymmetry_values", "score_asymmetry", answer, seed) == "score_asymmetry.norm_not_largest"
