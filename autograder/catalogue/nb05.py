@@ -99,6 +99,16 @@ def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
     return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=causal_mask(n))  # flag unused
 '''}, misconception="self_attention.causal_always",
         source="a decoder's causal mask kept in an encoder layer (the flag never read)"),
+    Variant("self_attention_decoder_default", A, "self_attention", {"self_attention": '''
+def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=True):   # a decoder's habit: causal unless told
+    if not causal:
+        return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads)
+    n = X.shape[-2]
+    return multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=causal_mask(n))
+'''}, misconception="self_attention.causal_default",
+        source="GPT-style code (nanoGPT's CausalSelfAttention masks always; Hugging Face decoders default to "
+               "is_causal=True): the signature's default changed to causal=True, an explicit causal=False still "
+               "read (blind set 9)"),
     Variant("self_attention_strict_causal", A, "self_attention", {"self_attention": '''
 def self_attention(X, W_q, W_k, W_v, W_o, num_heads, causal=False):
     n = np.shape(X)[-2]

@@ -17,6 +17,8 @@ MISCONCEPTIONS = {
     "self_attention.causal_ignored": "ignores causal=True (every position reads the future)",
     "self_attention.flag_as_mask": "passes the causal flag on as the mask: True hides nothing, False hides every key",
     "self_attention.causal_always": "applies the causal mask even when causal=False",
+    "self_attention.causal_default": "masks when the flag is left out (its own default is causal=True), though "
+                                     "an explicit causal=False is read",
     "self_attention.causal_wrong_direction": "causal mask points the wrong way (positions read the future, not the past)",
     "self_attention.causal_no_diagonal": "causal mask without the diagonal (a position cannot read itself)",
     "self_attention.causal_inverted": "negates the causal mask: position i reads only the later positions j > i",
@@ -59,6 +61,8 @@ def _self_call(rng, batch, n, d_model, h, d_k, d_v, d_out, causal=None, dtype=np
 #: causal=False beside each causal=True call): "same" when it gives the very same (output, weights), "hides_all"
 #: when it hides every key (all weights 0: the flag itself passed on as the mask), "other" otherwise, None unknown.
 FLAG_SAME, FLAG_HIDES_ALL, FLAG_OTHER = "same", "hides_all", "other"
+#: Beside a call that leaves the flag out: the probe with causal=False written out is the right answer.
+FLAG_RIGHT = "right"
 
 
 def _flag_probe(outcome, probe) -> str | None:
@@ -110,9 +114,18 @@ def _self_diagnoses(call, flag=None):
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n).astype(X.dtype)), "self_attention.causal_not_bool", \
             "your causal mask holds numbers (0 and 1), not booleans: a floating mask is an additive bias, so it adds 1 " \
             "to the allowed scores and hides nothing. A mask that hides keys is boolean (True = may attend)."
-    else:
+    elif "causal" in call.kwargs or flag == FLAG_SAME:
+        # causal=False passed, or left out where passing it changes nothing: the mask whatever the flag says
         yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "self_attention.causal_always", \
             "with causal=False (the default) every position reads every position; your answer applies the causal mask anyway."
+    elif flag == FLAG_RIGHT:
+        yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "self_attention.causal_default", \
+            ("called without the flag, your answer applies the causal mask, and the same call with causal=False "
+             "written out is right: your function reads the flag, but its own default is causal=True. Left out, the "
+             "flag is False (the signature the task gives): self-attention without it is not causal.")
+    else:  # left out, with no probe to say what an explicit causal=False does: the property only
+        yield ref.multi_head_attention(*args, mask=ref.causal_mask(n)), "wrong_values", \
+            "called without the flag (causal=False), your answer hides the later positions (a causal mask)."
     for options, misconception, message in (
             (dict(shared=True), "multi_head_attention.shared_qk_map",
              "your keys come from the query map W_q: the keys need their own map W_k."),):
@@ -131,6 +144,22 @@ def _judge_self(call, outcome, flag=None):
               extra_diagnoses=lambda: _self_diagnoses(call, flag))
 
 
+def _default_probe(call, outcome, probe) -> str | None:
+    """How ``probe`` (``call`` again with causal=False written out) compares with ``outcome`` (the flag left out)."""
+    if outcome.error is not None or probe.error is not None:
+        return None
+    if signature.agrees(probe, outcome.value):
+        return FLAG_SAME
+    X, W_q, W_k, W_v, W_o, h = call.args
+    return FLAG_RIGHT if signature.agrees(probe, ref.multi_head_attention(X, X, W_q, W_k, W_v, W_o, h)) else FLAG_OTHER
+
+
+def _with_default_probes(calls):
+    """``calls``, then each one that leaves the flag out again with causal=False written out (probes, never graded:
+    :func:`_default_probe` tells a wrong default from a flag that is never read)."""
+    return list(calls) + [Call(c.name, c.args, {**c.kwargs, "causal": False}) for c in calls if "causal" not in c.kwargs]
+
+
 def _with_flag_probes(calls):
     """``calls``, then each causal=True one again with causal=False (probes, never graded: :func:`_flag_probe`)."""
     return list(calls) + [Call(c.name, c.args, {**c.kwargs, "causal": False}) for c in calls if c.kwargs.get("causal")]
@@ -147,11 +176,21 @@ def _judge_causal_calls(calls, outcomes, graded, judge):
 # The unbatched case of the seeds' shapes is one more call of the same judge, not a point of its own.
 @checks.add("self_attention", "matches_reference",
             "3 heads over 4 positions of width 6; batch axes, d_k != d_v, W_o to another width, causal=False",
-            calls=lambda rng: [_self_call(rng, (2,), 5, 12, 3, 4, 3, 7),
-                               _self_call(rng, (2,), 6, 8, 2, 5, 4, 8, causal=False),
-                               _self_call(rng, (), 4, 6, 3, 2, 2, 6)])
+            calls=lambda rng: _with_default_probes([_self_call(rng, (2,), 5, 12, 3, 4, 3, 7),
+                                                    _self_call(rng, (2,), 6, 8, 2, 5, 4, 8, causal=False),
+                                                    _self_call(rng, (), 4, 6, 3, 2, 2, 6)]))
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_self)
+    probes = iter(zip(calls[3:], outcomes[3:]))
+    flags = [None if "causal" in call.kwargs else _default_probe(call, outcome, next(probes)[1])
+             for call, outcome in zip(calls[:3], outcomes[:3])]
+    failures = []
+    for call, outcome, flag in zip(calls[:3], outcomes[:3], flags):
+        try:
+            _judge_self(call, outcome, flag)
+        except CheckFailed as failure:
+            failures.append((call, failure))
+    if failures:
+        raise expect.consistent(failures)
 
 
 def _self_variant(X, W_q, W_k, W_v, W_o, h, causal=False, *, mask_size="positions"):

@@ -116,3 +116,21 @@ def test_a_zero_gap_names_one_map_only_where_a_map_is_never_read(seed):
         assert _named("score_asymmetry_values", "score_asymmetry", answer, seed) == "score_asymmetry.one_map"
     for answer in (asymmetry_frobenius, asymmetry_spectral):
         assert _named("score_asymmetry_values", "score_asymmetry", answer, seed) == "score_asymmetry.norm_not_largest"
+
+
+# ---------------------------------------------------------------- 05 self_attention: the flag's default
+def self_attention_default_causal(X, W_q, W_k, W_v, W_o, num_heads, causal=True):  # reads the flag
+    mask = ref.causal_mask(X.shape[-2]) if causal else None
+    return ref.multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=mask)
+
+
+def self_attention_always_masked(X, W_q, W_k, W_v, W_o, num_heads, causal=False):  # never reads it
+    return ref.multi_head_attention(X, X, W_q, W_k, W_v, W_o, num_heads, mask=ref.causal_mask(X.shape[-2]))
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_a_wrong_default_is_told_from_a_flag_never_read(seed):
+    grade_id = "self_attention_matches_reference"
+    assert _named(grade_id, "self_attention", self_attention_default_causal, seed) == "self_attention.causal_default"
+    assert _named(grade_id, "self_attention", self_attention_always_masked, seed) == "self_attention.causal_always"
+    assert _named("self_attention_causal", "self_attention", self_attention_default_causal, seed) is None
