@@ -9,8 +9,38 @@ would score a trailing ``False`` or numpy scalar as full marks).
 from __future__ import annotations
 
 from .checks import CHECKS, executor
-from .checks.core import CheckFailed, evaluate, hidden_seed
+from .checks.core import CheckFailed, evaluate, hidden_seed, note_cell
 from .notebook import own_items  # imported with this module, in the given cell (notebook/numbers.STARTED)
+
+
+def _note_cells_in_kernel() -> None:
+    """In an IPython kernel, record what each cell raises (:func:`~autograder.checks.core.note_cell`): an answer
+    whose cell raised before assigning it is then said as that error, not as "not defined yet". Once per process;
+    the callback never raises (a traceback on stderr would cost a test cell its points)."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except Exception:  # noqa: BLE001 - no IPython, or not in a kernel: nothing to record
+        return
+    if shell is None or not hasattr(shell, "events") or getattr(shell, "_autograder_notes_cells", False):
+        return
+
+    def after_cell(result):
+        try:
+            error = result.error_in_exec
+            note_cell(shell.user_ns, result.info.raw_cell or "",
+                      None if error is None else f"{type(error).__name__}: {error}"[:300])
+        except Exception:  # noqa: BLE001 - a message only
+            pass
+
+    try:
+        shell.events.register("post_run_cell", after_cell)
+        shell._autograder_notes_cells = True
+    except Exception:  # noqa: BLE001
+        pass
+
+
+_note_cells_in_kernel()
 
 
 def check(grade_id: str, namespace: dict) -> None:

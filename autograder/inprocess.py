@@ -13,7 +13,7 @@ import io
 from typing import Any, Mapping
 
 from .checks import checks_for_assignment, executor
-from .checks.core import Verdict, evaluate, hidden_seed, quiet
+from .checks.core import Verdict, evaluate, hidden_seed, note_cell, quiet
 from .notebook import pinned_numbers
 from .notebook.model import as_notebook
 
@@ -58,6 +58,9 @@ def _run_cells(nb, namespace: dict, errors: list) -> None:
                 exec(compile(cell.python, f"<cell {index}>", "exec"), namespace)
         except BaseException as exc:  # noqa: BLE001 - a student's cell may raise anything, SystemExit included
             errors.append(f"cell {index}: {type(exc).__name__}: {exc}")
+            note_cell(namespace, cell.python, f"{type(exc).__name__}: {exc}"[:300])
+        else:
+            note_cell(namespace, cell.python, None)
 
 
 def grade_notebook(nb, assignment: str, seed: int | None = None,

@@ -155,6 +155,14 @@ def scaled_dot_product_attention(Q, K, V):
             source="seed 002 separates the raw score q . k from the scaled score q . k / sqrt(d_k); "
                    "answering the second where the first is asked is the slip the question tests"),
 
+    Variant("stop_and_try_scores_keys_from_one", A, "STOP_AND_TRY_SCORES",
+            {"STOP_AND_TRY_SCORES": "STOP_AND_TRY_SCORES = [float(np.dot(STOP_Q, STOP_K[j])) for j in (1, 2, 3)]  "
+                                    "# k_1, k_2, k_3\n"},
+            misconception="raises",
+            source="the keys numbered k_1..k_3 as the question writes them (and as MATLAB indexes): the cell raises "
+                   "IndexError and never assigns the answer, which must be said as that error, not as a stub left "
+                   "in place (blind set 9)"),
+
     Variant("stop_and_try_zero_based", A, "STOP_AND_TRY_LARGEST",
             {"STOP_AND_TRY_LARGEST": "STOP_AND_TRY_LARGEST = int(np.argmax(STOP_K @ STOP_Q))\n"},
             misconception="STOP_AND_TRY.zero_based",

@@ -13,6 +13,7 @@ processes (see docs/ARCHITECTURE.md):
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import os
@@ -277,6 +278,52 @@ def _copy_arg(a):
     return np.array(a, copy=True) if isinstance(a, np.ndarray) else a
 
 
+#: What the cells of a namespace raised, by the names their top level assigns: ``id(namespace) -> (namespace,
+#: {name: "Type: message"})``. A name that is missing because its own cell raised before assigning it is said as
+#: that error (an answer written and run), not as "not defined yet" (a stub, or a cell never run).
+_RAISED: dict[int, tuple[Any, dict[str, str]]] = {}
+
+
+def _assigned_names(source: str) -> set[str]:
+    """The names a cell's top level binds (assignments, functions, classes); none where it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def note_cell(namespace, source: str, error: str | None) -> None:
+    """Record that a cell of ``namespace`` ran (``error`` None) or raised ``error`` ("Type: message"), against the
+    names its top level assigns (:func:`call_student` reads it for a name that is missing)."""
+    names = _assigned_names(source)
+    if not names:
+        return
+    entry = _RAISED.get(id(namespace))
+    if entry is None or entry[0] is not namespace:
+        if len(_RAISED) >= 4:  # one namespace per notebook run: the older ones are let go
+            _RAISED.clear()
+        entry = _RAISED[id(namespace)] = (namespace, {})
+    for name in names:
+        if error is None:
+            entry[1].pop(name, None)
+        else:
+            entry[1][name] = error
+
+
+def _cell_error(namespace, name: str) -> str | None:
+    entry = _RAISED.get(id(namespace))
+    return entry[1].get(name) if entry is not None and entry[0] is namespace else None
+
+
 def call_student(namespace: Mapping[str, Any], call: Call) -> tuple[Outcome, dict[str, np.ndarray]]:
     """Run one call against ``namespace``, without judging whether it modified its inputs.
 
@@ -285,7 +332,9 @@ def call_student(namespace: Mapping[str, Any], call: Call) -> tuple[Outcome, dic
     the student's process (which could patch ``np.array_equal``), decides about mutation.
     """
     if call.name not in namespace:
-        return Outcome(error=f"NameError: name '{call.name}' is not defined"), {}
+        raised = _cell_error(namespace, call.name)
+        return Outcome(error=f"NameError: name '{call.name}' is not defined"
+                             + (f"; its cell raised {raised}" if raised else "")), {}
     target = namespace[call.name]
     if call.value_only:
         try:

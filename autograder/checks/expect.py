@@ -24,6 +24,10 @@ def value(outcome: Outcome, call: Call):
     if kind == "NotImplementedError":
         raise CheckFailed(f"`{name}` is not written yet: it still raises NotImplementedError. "
                           f"Replace the stub with your answer and run its cell.", "not_implemented")
+    if kind == "NameError" and f"'{name}'" in detail and "; its cell raised " in detail:
+        raised = detail.partition("; its cell raised ")[2]
+        raise CheckFailed(f"`{name}` was never assigned: its cell raised {raised} before it got there. Fix the line "
+                          "that raised and run the cell again.", "raises")
     if kind == "NameError" and f"'{name}'" in detail:
         if call.value_only:  # an answer such as STOP_AND_TRY_WEIGHTS = ..., still a stub
             raise CheckFailed(f"`{name}` is not defined yet: write `{name} = ...` in its cell (in place of the "

@@ -227,7 +227,7 @@ def main(job_dir, fd, control_fd):
     namespace = {"__name__": "__main__", "get_ipython": lambda: _Inert(), "display": lambda *a, **k: None}
     for cell in cells:
         if cell["index"] not in skip:
-            _run_cell(fd, cell, namespace)
+            _run_cell(fd, cell, namespace, core)
     for phase, names in enumerate(phases):
         todo = [(call_id, call) for call_id, call, of in calls if of == phase]
         if not todo:
@@ -357,13 +357,18 @@ def _preload_pyplot():
         pass
 
 
-def _run_cell(fd, cell, namespace):
+def _run_cell(fd, cell, namespace, core=None):
     _send(fd, {"event": "cell", "index": cell["index"]})
     error, refused = None, len(_BOUND["refused"])
     try:
         exec(compile(cell["source"], f"<cell {cell['index']}>", "exec"), namespace)
     except BaseException as exc:  # noqa: BLE001 - a cell may raise anything, SystemExit included
         error = f"{type(exc).__name__}: {exc}"[:1000]
+    try:  # what a missing answer's own cell raised, for its message (core.note_cell); a message only
+        if core is not None:
+            core.note_cell(namespace, cell["source"], error and error[:300])
+    except Exception:  # noqa: BLE001 - the cell's code may have broken what this needs: the plain message stays
+        pass
     _send(fd, {"event": "cell_end", "index": cell["index"], "error": error, "refused": _refused_since(refused)})
 
 

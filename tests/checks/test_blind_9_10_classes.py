@@ -134,3 +134,36 @@ def test_a_wrong_default_is_told_from_a_flag_never_read(seed):
     assert _named(grade_id, "self_attention", self_attention_default_causal, seed) == "self_attention.causal_default"
     assert _named(grade_id, "self_attention", self_attention_always_masked, seed) == "self_attention.causal_always"
     assert _named("self_attention_causal", "self_attention", self_attention_default_causal, seed) is None
+
+
+# ---------------------------------------------------------------- 02 a Stop-and-try answer whose cell raised
+def _stop_verdict(cells, grade_id="STOP_AND_TRY_SCORES_values"):
+    from autograder.checks.core import note_cell
+    namespace = {"np": np}
+    for source in cells:
+        try:
+            exec(source, namespace)
+        except Exception as exc:  # noqa: BLE001
+            note_cell(namespace, source, f"{type(exc).__name__}: {exc}")
+        else:
+            note_cell(namespace, source, None)
+    return _named_in(grade_id, namespace)
+
+
+def _named_in(grade_id, namespace):
+    check = CHECKS[grade_id]
+    verdict = evaluate(check, executor(check, namespace), 0)
+    return verdict.misconception, verdict.message
+
+
+def test_an_answer_whose_cell_raised_is_said_as_what_it_raised():
+    mid, message = _stop_verdict(["STOP_K = np.eye(3)\nSTOP_AND_TRY_SCORES = [STOP_K[j] for j in (1, 2, 3)]"])
+    assert mid == "raises" and "IndexError" in message and "not defined" not in message
+    # the stub (no assignment), or no cell at all: not written yet
+    assert _stop_verdict(["# STOP_AND_TRY_SCORES = ...\nraise NotImplementedError()"])[0] == "not_defined"
+    assert _stop_verdict([])[0] == "not_defined"
+    # the same cell run again once fixed: its error is forgotten
+    fixed = _stop_verdict(["STOP_AND_TRY_SCORES = [][1]", "STOP_AND_TRY_SCORES = 1.0"])
+    assert fixed[0] not in ("raises", "not_defined")
+    # another namespace (another student's run) never reads this one's errors
+    assert _named_in("STOP_AND_TRY_SCORES_values", {"np": np})[0] == "not_defined"
