@@ -218,6 +218,13 @@ def scaled_dot_scores(Q, K, W_q, W_k):
 '''}, misconception="scaled_dot_scores.divides_by_width",
         source="the divisor of scaled dot-product attention is sqrt(d_k), the standard deviation of a dot product "
                "of d_k unit-variance terms (Vaswani et al. 2017, §3.2.1 and footnote 4), not d_k"),
+    Variant("width_for_budget_fractional", A, "width_for_budget", {"width_for_budget": '''
+def width_for_budget(kind, d, budget):
+    cost_of_one_unit = 2 * d + 1 if kind == "additive" else 2 * d
+    return budget / cost_of_one_unit     # how many units the budget buys
+'''}, misconception="width_for_budget.true_division",
+        source="Python 3's `/` is true division (PEP 238): budget / cost gives 12.6 units where a width counts "
+               "whole ones; a common slip of students coming from C or Python 2, where int / int floors (blind set 10)"),
     Variant("width_for_budget_round_half_up", A, "width_for_budget", {"width_for_budget": '''
 def width_for_budget(kind, d, budget):
     per_unit = 2 * d + (1 if kind == "additive" else 0)

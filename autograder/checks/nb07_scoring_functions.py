@@ -51,6 +51,7 @@ MISCONCEPTIONS = {
     "bilinear_scores.pairs_row_by_row": "pairs query i with key i only instead of every query with every key",
     "bilinear_scores.symmetrised": "uses the symmetric part of W, which reads both directions the same",
     "width_for_budget.rounds_up": "rounds the width up, past the budget",
+    "width_for_budget.true_division": "divides with `/`: a fractional width, part of a hidden unit",
     "width_for_budget.additive_without_v": "sizes the additive width without the parameters of v",
     "width_for_budget.precedence": "writes a // b * c for a // (b c): the two operators group from the left",
 }
@@ -433,7 +434,7 @@ def _(calls, outcomes):
 # ---------------------------------------------------------------- width_for_budget
 #: Fixed budgets that tell the two mistakes apart for every seed: a dot width of 12.6 (rounding goes past the
 #: budget, a count without v does not) and an additive width of exactly 4 (a count without v gives 6).
-WIDTH_PROBES = (("dot", 10, 252), ("additive", 1, 12))
+WIDTH_PROBES = (("dot", 10, 252), ("additive", 1, 12), ("dot", 10, 244))  # 12.2: rounding up and to the nearest differ
 
 
 @checks.add("width_for_budget", "values", "the largest hidden width within the budget, additive and dot",
@@ -450,13 +451,28 @@ def _(calls, outcomes):
         return
     # A mistake is recognised only when it explains every answer, and the other one does not.
     per_unit = lambda kind, d: 2 * d + (1 if kind == "additive" else 0)  # noqa: E731
-    rounds_up = [math.ceil(budget / per_unit(kind, d)) for kind, d, budget in (c.args for c in calls)]
+    exact = [budget / per_unit(kind, d) for kind, d, budget in (c.args for c in calls)]
+    if any(g != math.floor(g) for g in got if math.isfinite(g)):
+        if all(math.isclose(g, e, rel_tol=1e-12) for g, e in zip(got, exact)):
+            raise CheckFailed("your width is not a whole number (for some budgets it has a fraction of a hidden "
+                              "unit): it is the budget divided exactly by the parameters of one unit, as true "
+                              "division `/` gives. A width counts whole hidden units: the largest number of them "
+                              "that fits, the fraction dropped.", "width_for_budget.true_division")
+        raise CheckFailed("your width is not a whole number for some budgets: a width counts whole hidden units.",
+                          "wrong_values")
+    rounds_up = [math.ceil(e) for e in exact]
+    nearest = [math.floor(e + 0.5) for e in exact]
     without_v = [budget // (2 * d) for _, d, budget in (c.args for c in calls)]
     # always the width that fits or the one above it, and above it somewhere: rounding to the nearest, or up
     rounds = any(g > f for g, f in zip(got, floor)) and all(g in (f, c) for g, f, c in zip(got, floor, rounds_up))
     if rounds and got != without_v:
-        raise CheckFailed("your width needs more parameters than the budget allows for some budgets: take the "
-                          "largest width that fits.", "width_for_budget.rounds_up")
+        how = ("it is rounded up: wherever the budget does not divide into whole units, your width is the next whole "
+               "number above, whose parameters go past the budget" if got == rounds_up else
+               "it is rounded to the nearest whole number: where the fraction of a unit is a half or more, your "
+               "width is the whole number above, whose parameters go past the budget" if got == nearest else
+               "for some budgets it is the whole number above the largest width that fits")
+        raise CheckFailed(f"your width needs more parameters than the budget allows for some budgets: {how}. Take "
+                          "the largest width that fits.", "width_for_budget.rounds_up")
     if got == without_v and not rounds:
         raise CheckFailed("your additive width does not leave room for every learned part of the score.",
                           "width_for_budget.additive_without_v")

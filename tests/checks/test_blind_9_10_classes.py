@@ -167,3 +167,31 @@ def test_an_answer_whose_cell_raised_is_said_as_what_it_raised():
     assert fixed[0] not in ("raises", "not_defined")
     # another namespace (another student's run) never reads this one's errors
     assert _named_in("STOP_AND_TRY_SCORES_values", {"np": np})[0] == "not_defined"
+
+
+# ---------------------------------------------------------------- 07 width_for_budget: how the width is rounded
+def width_ceil(kind, d, budget):
+    return -(-budget // (2 * d + (kind == "additive")))
+
+
+def width_nearest(kind, d, budget):
+    return round(budget / (2 * d + (kind == "additive")))
+
+
+def width_true_division(kind, d, budget):
+    return budget / (2 * d + (kind == "additive"))
+
+
+def width_fraction_kept_badly(kind, d, budget):  # a fraction, but not the budget over one unit's cost
+    return budget / (2 * d + 2)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_the_width_s_rounding_is_said_as_what_it_is(seed):
+    for answer, words in ((width_ceil, "rounded up"), (width_nearest, "nearest")):
+        verdict = _verdict("width_for_budget_values", "width_for_budget", answer, seed)
+        assert verdict.misconception == "width_for_budget.rounds_up" and words in verdict.message
+    assert _named("width_for_budget_values", "width_for_budget", width_true_division, seed) == \
+        "width_for_budget.true_division"
+    assert _named("width_for_budget_values", "width_for_budget", width_fraction_kept_badly, seed) in \
+        GENERIC_MISCONCEPTIONS
