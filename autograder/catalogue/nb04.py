@@ -386,6 +386,27 @@ def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
 '''}, misconception="multi_head_attention.keys_from_queries",
         source="keys and values both come from the memory X_kv (Vaswani et al. 2017, §3.2.3: 'the memory keys and "
                "values come from the output of the encoder'); in self-attention X_q is X_kv and the slip is invisible"),
+    Variant("param_count_single_head", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_k if d_k is not None else d_model // num_heads
+    d_v = d_v if d_v is not None else d_model // num_heads
+    per_head = d_model * d_k + d_model * d_k + d_model * d_v   # W_q, W_k, W_v of a head
+    out = d_v * d_model if output_projection else 0
+    return per_head + out                                      # ... and nothing multiplies by the heads
+'''}, misconception="attention_param_count.one_head",
+        source="the per-head maps of the paper's §3.2.2 (W_i^Q in R^{d_model x d_k}) counted once, as if the "
+               "layer had one head (blind set 10)"),
+
+    Variant("param_count_missing_parentheses", A, "attention_param_count", {"attention_param_count": '''
+def attention_param_count(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k = d_model // num_heads if d_k is None else d_k
+    d_v = d_model // num_heads if d_v is None else d_v
+    n = d_model * num_heads * 2 * d_k + d_v     # meant: d_model * num_heads * (2 * d_k + d_v)
+    return n + (num_heads * d_v * d_model if output_projection else 0)
+'''}, misconception="attention_param_count.precedence",
+        source="operator precedence (Python reference, 6.17 'Operator precedence': * binds tighter than +): the "
+               "parentheses around the sum of widths left out (blind set 10)"),
+
     Variant("score_asymmetry_frobenius", A, "score_asymmetry", {"score_asymmetry": '''
 def score_asymmetry(X, W_q, W_k):
     S = (X @ W_q) @ (X @ W_k).T

@@ -27,6 +27,9 @@ MISCONCEPTIONS = {
     "attention_param_count.square_maps": "counts every map as d_model x d_model, ignoring the per-head widths",
     "attention_param_count.square_output_map": "counts W_o as a square d_model x d_model map, ignoring the width of the merged heads",
     "attention_param_count.three_equal_maps": "gives the value map the key width d_k",
+    "attention_param_count.one_head": "counts the maps of one head only, not one set of maps per head",
+    "attention_param_count.precedence": "a sum of widths left without parentheses: `*` binds tighter than `+`, so the "
+                                        "value width is added once instead of multiplied",
     "split_heads.reshape_without_transpose": "reshapes straight to (heads, n, d) without moving the head axis (mixes positions)",
     "split_heads.no_transpose": "reshapes to (n, heads, d) and never moves the head axis in front",
     "split_heads.interleaved": "gives head h every h-th column instead of one contiguous slice",
@@ -163,6 +166,19 @@ def _count_candidates(d_model, num_heads, d_k=None, d_v=None, output_projection=
         yield right + extra, "attention_param_count.map_miscounted", \
             "your count is off by exactly the entries of one map (one left out, or one counted twice): check that " \
             "each of W_q, W_k and W_v is counted once, and W_o once when output_projection is True."
+    if num_heads > 1:  # one head's maps: right at one head only
+        one_head = ("your count is that of one head: each of W_q, W_k and W_v has a slice of d_model rows per head "
+                    "(d_k or d_v columns each), and your count holds one slice of each, where the layer has one per "
+                    "head.")
+        yield d_model * (2 * d_k + d_v) + (d_v * d_model if output_projection else 0), \
+            "attention_param_count.one_head", one_head
+        if output_projection:  # one head's maps, with the whole W_o
+            yield d_model * (2 * d_k + d_v) + wo, "attention_param_count.one_head", one_head
+    # the widths' sum written without its parentheses: the product stops at the `+`, the value width added once
+    yield num_heads * d_model * 2 * d_k + d_v + (wo if output_projection else 0), "attention_param_count.precedence", \
+        ("your count holds the query and key maps, but of the value map only its width, added once: in Python `*` "
+         "binds tighter than `+`, so in a product such as `a * b + c` the multiplication stops at the `+` and c is "
+         "added on its own. Where a sum of widths is multiplied, it needs parentheses.")
     if d_k != d_v:
         swapped = d_model * num_heads * (2 * d_v + d_k) + (num_heads * d_k * d_model if output_projection else 0)
         yield swapped, "attention_param_count.widths_swapped", \

@@ -195,3 +195,36 @@ def test_the_width_s_rounding_is_said_as_what_it_is(seed):
         "width_for_budget.true_division"
     assert _named("width_for_budget_values", "width_for_budget", width_fraction_kept_badly, seed) in \
         GENERIC_MISCONCEPTIONS
+
+
+# ---------------------------------------------------------------- 04 attention_param_count: one head, precedence
+def _widths(d_model, num_heads, d_k, d_v):
+    return (d_model // num_heads if d_k is None else d_k), (d_model // num_heads if d_v is None else d_v)
+
+
+def count_divided_by_heads(d_model, num_heads, d_k=None, d_v=None, output_projection=True):  # one head's count
+    return ref.attention_param_count(d_model, num_heads, d_k, d_v, output_projection) // num_heads
+
+
+def count_precedence(d_model, num_heads, d_k=None, d_v=None, output_projection=True):
+    d_k, d_v = _widths(d_model, num_heads, d_k, d_v)
+    return num_heads * d_model * 2 * d_k + d_v + (num_heads * d_v * d_model if output_projection else 0)
+
+
+def count_value_map_one_head(d_model, num_heads, d_k=None, d_v=None, output_projection=True):  # neither mistake
+    d_k, d_v = _widths(d_model, num_heads, d_k, d_v)
+    return num_heads * d_model * 2 * d_k + d_model * d_v + (num_heads * d_v * d_model if output_projection else 0)
+
+
+COUNT_CHECKS = ("attention_param_count_seed_example", "attention_param_count_heads_fixed_width",
+                "attention_param_count_explicit_widths", "attention_param_count_output_projection")
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_a_count_names_one_head_or_precedence_only_where_it_fits_every_call(seed):
+    for grade_id in COUNT_CHECKS:
+        assert _named(grade_id, "attention_param_count", count_divided_by_heads, seed) == \
+            "attention_param_count.one_head"
+        assert _named(grade_id, "attention_param_count", count_precedence, seed) == "attention_param_count.precedence"
+        assert _named(grade_id, "attention_param_count", count_value_map_one_head, seed) not in \
+            ("attention_param_count.one_head", "attention_param_count.precedence")
