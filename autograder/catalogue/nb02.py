@@ -369,6 +369,17 @@ def softmax_jacobian(p):
     return J
 '''}, misconception="softmax_jacobian.off_diagonal_sign",
         source="the sign of the off-diagonal terms, -p_i p_j (Eli Bendersky, 'The Softmax function and its derivative')"),
+    Variant("leading_weight_exp_of_raw_scores", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    s = [2.0 * math.sqrt(width), 1.0 * math.sqrt(width), 0.0]
+    if scaled:
+        s = [x / math.sqrt(width) for x in s]
+    ex = [math.exp(x) if x < 709 else float("inf") for x in s]   # its own softmax: exp of the raw scores
+    return ex[0] / sum(ex)
+'''}, misconception="softmax.no_max_subtraction",
+        source="a softmax written out by hand from its definition, without the shift of notebook 01: right at "
+               "every width whose raw scores stay in exp's range, inf / inf beyond (blind set 10)"),
+
     Variant("jacobian_own_term_and_outer", A, "softmax_jacobian", {"softmax_jacobian": '''
 def softmax_jacobian(p):
     p = np.asarray(p, dtype=float)

@@ -385,6 +385,14 @@ def _leading_position(width, scaled) -> int:
     return int(np.argmax(ref.softmax(np.array([2.0, 1.0, 0.0]) * (1 if scaled else math.sqrt(width)))))
 
 
+def _unshifted_leading(width, scaled=True) -> float:
+    """The leading weight with exp of the unshifted scores: right wherever they stay below exp's range."""
+    scores = np.array([2.0, 1.0, 0.0]) * (1 if scaled else math.sqrt(width))
+    with np.errstate(all="ignore"):
+        e = np.exp(scores)
+        return float(e[0] / e.sum())
+
+
 def _leading(scores) -> float:
     return float(ref.softmax(np.asarray(scores, dtype=float)).max())
 
@@ -451,8 +459,17 @@ def _judge_leading(calls, outcomes, scaled):
         if expect.allclose(got, want, *LEADING_TOL):
             continue
         if not math.isfinite(got):
-            raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number: the raw scores "
-                              "are large at this width, use your stable softmax.", "softmax.no_max_subtraction")
+            top = 2 * math.sqrt(width) / (math.sqrt(width) if scaled else 1)
+            if signature.identify(outcomes, [("softmax.no_max_subtraction", "", [
+                    signature.predict(_unshifted_leading, *c.args, **c.kwargs) for c in calls])]) is not None:
+                raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number, and your answer "
+                                  f"is right at every width where it is one: the largest raw score is {top:.4g} here, "
+                                  "and exp of an unshifted score above about 709 overflows to inf (inf / inf is NaN). "
+                                  "Shifting the scores of a row by one number changes no weight, and the right shift "
+                                  "keeps every exponent at or below 0: your stable softmax does it.",
+                                  "softmax.no_max_subtraction")
+            raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number (the largest raw "
+                              f"score is {top:.4g} at this width).", "nan")
         positions = [_number_or_none(o) for o in outcomes]
         if None not in positions and all(p == _leading_position(c.args[0], c.kwargs["scaled"])
                                           for p, c in zip(positions, calls)):

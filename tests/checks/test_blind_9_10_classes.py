@@ -228,3 +228,25 @@ def test_a_count_names_one_head_or_precedence_only_where_it_fits_every_call(seed
         assert _named(grade_id, "attention_param_count", count_precedence, seed) == "attention_param_count.precedence"
         assert _named(grade_id, "attention_param_count", count_value_map_one_head, seed) not in \
             ("attention_param_count.one_head", "attention_param_count.precedence")
+
+
+# ---------------------------------------------------------------- 02 leading_weight: exp of the unshifted scores
+def leading_unshifted(width, scaled=True):
+    s = np.array([2.0, 1.0, 0.0]) * (1 if scaled else math.sqrt(width))
+    e = np.exp(s)
+    return float(e[0] / e.sum())
+
+
+def leading_unshifted_and_smallest(width, scaled=True):  # overflows too, but scaled it is another weight
+    s = np.array([2.0, 1.0, 0.0]) * (1 if scaled else math.sqrt(width))
+    e = np.exp(s)
+    return float(e[2 if scaled else 0] / e.sum())
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_an_overflow_is_named_only_where_the_answer_is_the_unshifted_exp_everywhere(seed):
+    with np.errstate(all="ignore"):
+        verdict = _verdict("leading_weight_unscaled_saturates", "leading_weight", leading_unshifted, seed)
+        assert verdict.misconception == "softmax.no_max_subtraction" and "overflows" in verdict.message
+        assert _named("leading_weight_unscaled_saturates", "leading_weight", leading_unshifted_and_smallest, seed) \
+            != "softmax.no_max_subtraction"
