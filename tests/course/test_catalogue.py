@@ -161,6 +161,7 @@ def test_a_visible_check_never_says_whether_an_answer_key_value_is_right(course,
               if v.task == variant.task and CHECKS[v.grade_id].public]
     if all(v.passed for v in public):  # a value in the expected form: nothing tells it from the right one
         assert _visible(nb, variant.assignment, variant.task) == right
-    else:  # the form itself is wrong (a key numbered from 0): saying so is the visible check's job
+    else:  # the form itself is wrong (a key numbered from 0), or no value at all (its cell raised before assigning
+        # it): saying so is the visible check's job, and tells nothing of the key
         assert {v.misconception for v in public if not v.passed} <= {"wrong_values", "wrong_type", "wrong_shape",
-                                                                    "STOP_AND_TRY.zero_based"}
+                                                                    "STOP_AND_TRY.zero_based", "raises"}
