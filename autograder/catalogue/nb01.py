@@ -21,6 +21,16 @@ def attention_scores(Q, K):
         source="huggingface/pytorch-openai-transformer-lm issue #2 (dimensioning of q k^T); shape errors "
                "'matmul: Input operand 1 has a mismatch in its core dimension' are a common Q&A topic"),
 
+    Variant("scores_keys_reshaped", A, "attention_scores", {"attention_scores": '''
+def attention_scores(Q, K):
+    Q, K = np.asarray(Q), np.asarray(K)
+    n_k, d_k = K.shape[-2], K.shape[-1]
+    K_cols = np.reshape(K, K.shape[:-2] + (d_k, n_k))  # meant as the transpose: (n_k, d_k) -> (d_k, n_k)
+    return np.matmul(Q, K_cols)
+'''}, misconception="attention_scores.reshaped_keys",
+        source="reshape is not transpose: numpy docs, numpy.reshape ('read the elements ... using this index order, "
+               "and place the elements into the reshaped array using this index order'); a frequent Q&A confusion"),
+
     Variant("softmax_row_shift_total_sum", A, "softmax", {"softmax": '''
 def softmax(x, axis=-1):
     x = np.asarray(x, dtype=float)

@@ -257,6 +257,23 @@ def softmax_jacobian(p):
             {"scaled_dot_product_attention": sdpa(scores="scale_scores(np.asarray(Q) @ np.asarray(K), Q.shape[-1])")},
             misconception="attention.k_not_transposed",
             source="Q @ K instead of Q @ K^T; the scores are Q K^T in Vaswani et al. 2017, eq. 1"),
+    Variant("sdpa_queries_keys_swapped", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    d_k = Q.shape[-1]
+    scores = scale_scores(attention_scores(K, Q), d_k)  # keys first: the table the other way round
+    weights = softmax(scores)
+    return weighted_average(weights, V), weights
+'''}, misconception="attention.queries_keys_swapped",
+        source="the argument order of a score function (compare(a, b) read as b against a); the scores are Q K^T, "
+               "one row per query, in Vaswani et al. 2017, eq. 1"),
+    Variant("sdpa_keys_reshaped", A, "scaled_dot_product_attention", {"scaled_dot_product_attention": '''
+def scaled_dot_product_attention(Q, K, V):
+    Q, K = np.asarray(Q), np.asarray(K)
+    K_t = K.reshape(*K.shape[:-2], K.shape[-1], K.shape[-2])  # meant as K^T
+    weights = softmax(scale_scores(Q @ K_t, Q.shape[-1]))
+    return weights @ V, weights
+'''}, misconception="attention.reshaped_keys",
+        source="reshape is not transpose: numpy docs, numpy.reshape (the elements are read and placed in index order)"),
 ]
 
 VARIANTS += [

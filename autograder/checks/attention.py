@@ -9,7 +9,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import expect, signature
-from .core import Call, CheckFailed
+from .core import GENERIC_MISCONCEPTIONS, Call, CheckFailed
 
 
 def large_scores_qkv(rng, n_q, n_k, d_k, d_v, *, offset, gaps=None, dtype=np.float64):
@@ -48,6 +48,12 @@ SCALE_MESSAGES = {
 }
 
 
+RESHAPED_KEYS = ("your scores are Q times K reshaped to (d_k, n_k): the shape is right, but a reshape keeps K's entries "
+                 "in memory order and only regroups them into new rows, so a column of it holds pieces of several keys, "
+                 "not one key. Turning each key (a row of K) into a column is a swap of the last two axes, which moves "
+                 "the entries.")
+
+
 def sdpa_candidates(Q, K, V, mask=None):
     """Results of typical attention mistakes (output, weights, misconception, message)."""
     d_k, n_k, d_v = Q.shape[-1], K.shape[-2], V.shape[-1]
@@ -72,9 +78,13 @@ def sdpa_candidates(Q, K, V, mask=None):
                        f"your scores are divided by the square root of {name}.shape[{axis}] = {X.shape[axis]}, which "
                        f"is not the key width: d_k is the length of each query and key vector, the last axis of {name} "
                        "(count the axes from the end: batched inputs have more axes in front).")
-    if n_k == d_k:
+    if n_k == d_k:  # square keys: K as it is and K reshaped to (d_k, n_k) are one array, the input names neither
         yield (*attend(Q @ K / math.sqrt(d_k)), "attention.k_not_transposed",
                "your scores multiply Q by K as it is: a query met a column of K instead of a key (a row of K).")
+        yield (*attend(Q @ K / math.sqrt(d_k)), "attention.reshaped_keys", RESHAPED_KEYS)
+    else:
+        yield (*attend(Q @ K.reshape(K.shape[:-2] + (d_k, n_k)) / math.sqrt(d_k)), "attention.reshaped_keys",
+               RESHAPED_KEYS)
     if mask is None:
         scaled = raw / math.sqrt(d_k)
         yield scaled @ V, scaled, "attention.no_softmax", \
@@ -404,16 +414,81 @@ def judge_divisor(calls, outcomes, failure: CheckFailed) -> None:
                       "sqrt(d_k), the square root of the key width.", "scale.wrong_divisor") from None
 
 
-def judge_attentions(calls, outcomes, graded, judge=None):
+def swap_probe(rng):
+    """A never-graded input with as many queries as keys and square keys (n_q = n_k = d_k = 4, d_v = 3): the last
+    call of a check that tells K's axes apart (:func:`judge_attentions` with ``axes_probe``). Queries and keys
+    swapped (scores K Q^T) give values only where n_q = n_k, and K as it is only where n_k = d_k; every graded
+    input has n_q != n_k, so there both raise alike and only this input tells them apart."""
+    return Call("scaled_dot_product_attention", (rng.standard_normal((4, 4)), rng.standard_normal((4, 4)),
+                                                 rng.standard_normal((4, 3))))
+
+
+def _attending(scores_of, average="product"):
+    """The attention of a mistake in the scores (``scores_of(Q, K)``), the rest right, averaged as a student may
+    write it (``@``, the given weighted_average, einsum): each raises in its own words where the shapes differ."""
+    def mistake(Q, K, V, mask=None):
+        scores = scores_of(Q, K) / math.sqrt(Q.shape[-1])
+        w = ref.softmax(scores if mask is None else ref.apply_mask(scores, mask))
+        out = {"product": lambda: w @ V, "given": lambda: ref.weighted_average(w, V),
+               "einsum": lambda: np.einsum("...qk,...kd->...qd", w, V)}[average]()
+        return out, w
+    return mistake
+
+
+SWAPPED = ("your answer raises wherever the number of queries differs from the number of keys, and on an input with "
+           "as many queries as keys its weights and output are those of the scores of each key against every query "
+           "(K times Q transposed): queries and keys traded places. Row i of the scores belongs to query i, one "
+           "column per key; with the roles swapped the table has one row per key and cannot meet V's rows.")
+
+#: Mistakes of the scores' axes, named only by their signature over every call of a check with :func:`swap_probe`
+#: (:func:`_axes_signature`): on its graded inputs K as it is, a batched `.T` and queries and keys swapped raise
+#: alike, and on square keys K as it is and K reshaped are one array.
+AXES_MISTAKES = (
+    ("attention.k_not_transposed",
+     "your answer multiplies Q by K as it is: where the keys are square a query met a column of K instead of a key "
+     "(a row of K), and elsewhere the shapes do not line up. Each query must meet each key, a row of K.",
+     (lambda Q, K: Q @ K)),
+    ("attention.reshaped_keys", RESHAPED_KEYS, lambda Q, K: Q @ K.reshape(K.shape[:-2] + (K.shape[-1], K.shape[-2]))),
+    ("attention.batched_transpose", TRANSPOSE_RAISING[0][1], lambda Q, K: Q @ K.T),
+    ("attention.queries_keys_swapped", SWAPPED, lambda Q, K: K @ np.swapaxes(Q, -1, -2)),
+)
+AXES_IDS = frozenset(m for m, _, _ in AXES_MISTAKES)
+
+
+def _axes_signature(calls, outcomes, failure: CheckFailed) -> None:
+    """Re-judge ``failure`` (a generic one, or a mistake of K's axes named from one call's error) by the signature
+    over every call: the one mistake of :data:`AXES_MISTAKES` (each way of averaging) whose outcome the answer's is
+    at every call, named; where none or two fit, a mistake of K's axes named from an error is said as the error."""
+    if failure.misconception not in AXES_IDS and failure.misconception not in GENERIC_MISCONCEPTIONS:
+        return
+    found = signature.identify(
+        outcomes, [(m, message, [signature.predict(_attending(f, average), *call.args, **call.kwargs) for call in calls])
+                   for m, message, f in AXES_MISTAKES for average in ("product", "given", "einsum")],
+        reference=[signature.predict(ref.scaled_dot_product_attention, *call.args, **call.kwargs) for call in calls])
+    if found is not None:
+        raise CheckFailed(found[1], found[0]) from None
+    if failure.misconception in AXES_IDS:
+        call, outcome = next((c, o) for c, o in zip(calls, outcomes) if o.error is not None)
+        raise CheckFailed(f"`{call.describe()}` raised {outcome.error}", "raises") from None
+
+
+def judge_attentions(calls, outcomes, graded, judge=None, axes_probe=False):
     """:func:`judge_attention` on the ``graded`` calls (:func:`.expect.each`), or ``judge(calls, outcomes)`` where
     the check judges them its own way (a batched check with its first-sequence probes, a masked one). A divisor
-    is named only as :func:`judge_divisor` says, from every call, the probes after the graded ones included."""
+    is named only as :func:`judge_divisor` says, from every call, the probes after the graded ones included.
+    ``axes_probe``: the last call is :func:`swap_probe`, read only to name a mistake of the scores' axes
+    (:func:`_axes_signature`, from every call)."""
+    every = (calls, outcomes)
+    if axes_probe:
+        calls, outcomes = calls[:-1], outcomes[:-1]
     try:
         if judge is None:
             expect.each(calls[:graded], outcomes[:graded], judge_attention)
         else:
             judge(calls, outcomes)
     except CheckFailed as failure:
+        if axes_probe:
+            _axes_signature(*every, failure)
         judge_divisor(calls, outcomes, failure)
         raise
 

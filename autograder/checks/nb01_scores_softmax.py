@@ -8,7 +8,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import batching, expect, signature
-from .core import Call, CheckFailed, CheckList
+from .core import GENERIC_MISCONCEPTIONS, Call, CheckFailed, CheckList
 
 ASSIGNMENT = "01_scores_softmax"
 TASKS = ["dot_product", "attention_scores", "softmax", "weighted_average"]
@@ -16,6 +16,8 @@ GIVEN: list[str] = []  # the first notebook builds everything itself
 MISCONCEPTIONS = {
     "dot_product.elementwise": "returns the elementwise products instead of their sum",
     "attention_scores.k_not_transposed": "multiplies Q by K as it is, without transposing K",
+    "attention_scores.reshaped_keys": "reshapes K to (d_k, n_k) where a transpose is meant: a reshape keeps the entries "
+                                      "in memory order and regroups them, so no column of it is a key",
     "attention_scores.keys_by_queries": "the table the other way round: rows are keys instead of queries",
     "attention_scores.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention_scores.np_dot_batched": "np.dot on stacks of matrices pairs every batch with every other",
@@ -432,6 +434,22 @@ SCORE_RAISING = (
 )
 
 
+def reshaped_keys(Q, K):
+    """Q times K reshaped to (..., d_k, n_k): K's entries kept in memory order and cut into d_k rows of n_k. Where
+    the keys are square (n_k = d_k) the reshape changes nothing and this is K as it is."""
+    return Q @ K.reshape(K.shape[:-2] + (K.shape[-1], K.shape[-2]))
+
+
+RESHAPED_KEYS = ("your scores are Q times K reshaped to (d_k, n_k): the shape is right, but a reshape keeps K's entries "
+                 "in memory order and only regroups them into new rows, so a column of it holds pieces of several keys, "
+                 "not one key. Turning each key (a row of K) into a column is a swap of the last two axes, which moves "
+                 "the entries.")
+#: Square keys (n_k = d_k): K as it is and K reshaped to (d_k, n_k) are the same array, so the input names neither.
+SQUARE_KEYS = ("your scores multiply Q by K as it is: a query met a column of K instead of a key (a row of K). With as "
+               "many keys as key entries that is what K left untransposed gives, and also K reshaped to (d_k, n_k) "
+               "(which changes nothing on a square K); an input with more keys than entries tells the two apart.")
+
+
 def _judge_scores(call, outcome, what="your scores"):
     Q, K = call.args
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
@@ -460,11 +478,43 @@ def _judge_scores(call, outcome, what="your scores"):
     diagnoses += [(ref.softmax(ref.attention_scores(Q, K)), "attention_scores.softmaxed", softmaxed),
                   (ref.softmax(ref.attention_scores(Q, K) / np.sqrt(Q.shape[-1])), "attention_scores.softmaxed",
                    softmaxed)]
-    if Q.shape[-1] == K.shape[-2]:
-        diagnoses.append((Q @ K, "attention_scores.k_not_transposed",
-                          "your scores multiply Q by K as it is: a query met a column of K instead of a key (a row of K)."))
+    if Q.shape[-1] == K.shape[-2]:  # square keys: K as it is and K reshaped to (d_k, n_k) are one array
+        diagnoses.append((Q @ K, "mistakes_coincide", SQUARE_KEYS))
+    else:
+        diagnoses.append((reshaped_keys(Q, K), "attention_scores.reshaped_keys", RESHAPED_KEYS))
     expect.close(scores, ref.attention_scores(Q, K), what, dtype=np.result_type(Q, K), diagnoses=diagnoses,
                  generic="do not match: entry (i, j) is the dot product of query i with key j.")
+
+
+#: The mistakes of K's axes, judged by their signature over every call of a check (:func:`_judge_scores_all`): on
+#: square keys K as it is and K reshaped are one array, and a batched `.T` raises where K as it is does; the
+#: check's other inputs tell them apart.
+KEY_AXES_MISTAKES = (
+    ("attention_scores.k_not_transposed",
+     "your scores multiply Q by K as it is on every input: where the keys are square a query met a column of K "
+     "instead of a key (a row of K), and elsewhere the shapes do not line up. Each query meets each key: K's rows "
+     "must become columns.", lambda Q, K: Q @ K),
+    ("attention_scores.reshaped_keys", RESHAPED_KEYS, reshaped_keys),
+    ("attention_scores.batched_transpose", SCORE_RAISING[0][1], lambda Q, K: Q @ K.T),
+)
+
+
+def _judge_scores_all(calls, outcomes, judge):
+    """``judge(calls, outcomes)``; where it names no mistake, the one mistake of K's axes whose outcome the answer's
+    is at every call of the check (probes included), if there is one (:func:`signature.identify`)."""
+    try:
+        judge(calls, outcomes)
+    except CheckFailed as failure:
+        if failure.misconception not in GENERIC_MISCONCEPTIONS:
+            raise
+        args = [call.args[:2] for call in calls]
+        found = signature.identify(
+            outcomes, [(m, message, [signature.predict(f, Q, K) for Q, K in args])
+                       for m, message, f in KEY_AXES_MISTAKES],
+            reference=[signature.predict(ref.attention_scores, Q, K) for Q, K in args])
+        if found is not None:
+            raise CheckFailed(found[1], found[0], failure) from None
+        raise
 
 
 def _square_table(scores, Q, K, batch, what):
@@ -483,14 +533,14 @@ def _square_table(scores, Q, K, batch, what):
             calls=lambda rng: [Call("attention_scores", (np.array([[1.0, 0.0]]),
                                                          np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])))])
 def _(calls, outcomes):
-    _judge_scores(calls[0], outcomes[0])
+    _judge_scores_all(calls, outcomes, lambda calls, outcomes: _judge_scores(calls[0], outcomes[0]))
 
 
 @checks.add("attention_scores", "non_square", "more keys than queries, d_k different from both (and a square case)",
             calls=lambda rng: [Call("attention_scores", (rng.standard_normal((3, 4)), rng.standard_normal((6, 4)))),
                                Call("attention_scores", (rng.standard_normal((5, 5)), rng.standard_normal((5, 5))))])
 def _(calls, outcomes):
-    expect.each(calls, outcomes, _judge_scores)
+    _judge_scores_all(calls, outcomes, lambda calls, outcomes: expect.each(calls, outcomes, _judge_scores))
 
 
 @checks.add("attention_scores", "batched", "leading batch axes (a batch of 2 sequences with 3 heads each)",
@@ -498,8 +548,9 @@ def _(calls, outcomes):
                 Call("attention_scores", (rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 5, 5)))),
                 Call("attention_scores", (rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))))], (2, 2)))
 def _(calls, outcomes):
-    batching.judge_with_first_sequences(calls, outcomes, 2, (2, 2), _judge_scores, "attention_scores.fixed_axes",
-                                        batched_mistakes=frozenset({"attention_scores.batched_transpose"}))
+    _judge_scores_all(calls, outcomes, lambda calls, outcomes: batching.judge_with_first_sequences(
+        calls, outcomes, 2, (2, 2), _judge_scores, "attention_scores.fixed_axes",
+        batched_mistakes=frozenset({"attention_scores.batched_transpose"})))
 
 
 # One check for both, as every task of 04 and 05 has it: the two properties are one point, not two.
@@ -507,7 +558,7 @@ def _(calls, outcomes):
             calls=lambda rng: [Call("attention_scores", (rng.standard_normal((4, 8)).astype(np.float32),
                                                          rng.standard_normal((6, 8)).astype(np.float32)))])
 def _(calls, outcomes):
-    _judge_scores(calls[0], outcomes[0])
+    _judge_scores_all(calls, outcomes, lambda calls, outcomes: _judge_scores(calls[0], outcomes[0]))
     expect.unmodified(outcomes[0], calls[0], {"0": "Q", "1": "K"})
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import attention_ref as ref
 
 from . import batching, expect, forms, items, signature
-from .attention import judge_attention, judge_attentions, large_scores_qkv, scale_probe, underflow_probe
+from .attention import judge_attention, judge_attentions, large_scores_qkv, scale_probe, swap_probe, underflow_probe
 from .core import Call, CheckFailed, CheckList
 
 ASSIGNMENT = "02_scaling"
@@ -60,6 +60,10 @@ MISCONCEPTIONS = {
     "softmax_jacobian.log_softmax": "the Jacobian of log p (of the log-softmax) instead of p",
     "attention.softmax_wrong_axis": "softmax over another axis than the key axis (the query axis, or a batch axis)",
     "attention.k_not_transposed": "multiplies Q by K as it is, without transposing K",
+    "attention.queries_keys_swapped": "queries and keys swapped: the scores are each key against every query (one "
+                                      "row per key), not each query against every key",
+    "attention.reshaped_keys": "reshapes K to (d_k, n_k) where a transpose is meant: a reshape keeps the entries in "
+                               "memory order and regroups them, so no column of it is a key",
     "attention.batched_transpose": "`.T` on a batched array reverses the batch axes too",
     "attention.fixed_axes": "written for one (n, d) matrix per input: right on one sequence, fails with batch axes in front",
     "attention.swapped_return": "returns (weights, output) instead of (output, weights)",
@@ -661,17 +665,18 @@ def _(calls, outcomes):
 # ---------------------------------------------------------------- scaled_dot_product_attention (no mask)
 @checks.add("scaled_dot_product_attention", "seed_example",
             "the seed's example: weights ≈ (0.455, 0.225, 0.320), output ≈ (6.15, 3.85)",
-            calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V)), scale_probe(rng)])
+            calls=lambda rng: [Call("scaled_dot_product_attention", (SEED_Q, SEED_K, SEED_V)), scale_probe(rng),
+                               swap_probe(rng)])
 def _(calls, outcomes):
-    judge_attentions(calls, outcomes, 1)
+    judge_attentions(calls, outcomes, 1, axes_probe=True)
 
 
 @checks.add("scaled_dot_product_attention", "non_square", "n_q, n_k, d_k and d_v all different",
             calls=lambda rng: [Call("scaled_dot_product_attention",
                                     (rng.standard_normal((3, 4)) * 2, rng.standard_normal((5, 4)) * 2,
-                                     rng.standard_normal((5, 6)))), scale_probe(rng)])
+                                     rng.standard_normal((5, 6)))), scale_probe(rng), swap_probe(rng)])
 def _(calls, outcomes):
-    judge_attentions(calls, outcomes, 1)
+    judge_attentions(calls, outcomes, 1, axes_probe=True)
 
 
 @checks.add("scaled_dot_product_attention", "batched", "leading axes (2 sequences, 3 heads) and float32 inputs",
@@ -681,19 +686,19 @@ def _(calls, outcomes):
                       rng.standard_normal((2, 3, 8, 5)))),
                 Call("scaled_dot_product_attention",
                      tuple(rng.standard_normal(s).astype(np.float32) * 2 for s in ((2, 5, 16), (2, 7, 16), (2, 7, 3))))],
-                (2, 2, 2)))
+                (2, 2, 2)) + [swap_probe(rng)])
 def _(calls, outcomes):
     judge_attentions(calls, outcomes, 2, lambda calls, outcomes: batching.judge_with_first_sequences(
         calls, outcomes, 2, (2, 2, 2), judge_attention, "attention.fixed_axes",
-        batched_mistakes=frozenset({"attention.batched_transpose"})))
+        batched_mistakes=frozenset({"attention.batched_transpose"})), axes_probe=True)
 
 
 @checks.add("scaled_dot_product_attention", "large_scores", "large scores (1e3 and beyond) without overflow",
             calls=lambda rng: [Call("scaled_dot_product_attention", large_scores_qkv(rng, 3, 5, 4, 2, offset=900.0)),
                                Call("scaled_dot_product_attention", large_scores_qkv(rng, 4, 3, 9, 2, offset=-700.0)),
-                               Call("scaled_dot_product_attention", underflow_probe(rng))])
+                               Call("scaled_dot_product_attention", underflow_probe(rng)), swap_probe(rng)])
 def _(calls, outcomes):
-    judge_attentions(calls, outcomes, 3)
+    judge_attentions(calls, outcomes, 3, axes_probe=True)
 
 
 @checks.add("scaled_dot_product_attention", "inputs_unmodified", "leaves Q, K and V unchanged",
