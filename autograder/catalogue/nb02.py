@@ -232,6 +232,14 @@ def score_variance(d_k, n_samples=100_000, rng=None):
     return float(np.var(np.sum(q * k, axis=-1)))
 '''}, misconception="score_variance.ignores_rng",
         source="numpy's Generator docs (default_rng(seed) for reproducible streams); an unseeded default_rng()"),
+    Variant("score_variance_global_generator", A, "score_variance", {"score_variance": '''
+def score_variance(d_k, n_samples=100_000, rng=None):
+    q = np.random.normal(0.0, 1.0, size=(n_samples, d_k))   # numpy's global generator: rng is never used
+    k = np.random.standard_normal((n_samples, d_k))
+    return float((q * k).sum(axis=1).var())
+'''}, misconception="score_variance.global_state",
+        source="numpy docs, Random sampling: the legacy np.random.* functions draw from one global RandomState; "
+               "new code should use a Generator (default_rng(seed))"),
     Variant("score_variance_scaled_first", A, "score_variance", {"score_variance": '''
 def score_variance(d_k, n_samples=100_000, rng=None):
     rng = np.random.default_rng(rng)

@@ -100,6 +100,10 @@ class Call:
     measure_peak: bool = False
     memory_held: int | None = None
     memory_room: int | None = None
+    #: Seed numpy's legacy global generator (``np.random.seed``) just before the call, in the process that runs it,
+    #: and put its state back after: two calls with one seed agree where the answer draws from that global state
+    #: (``np.random.randn``...) and not from a generator it was given (``score_variance``'s probes).
+    legacy_seed: int | None = None
 
     def describe(self) -> str:
         """A short, shape-only description (never the input values)."""
@@ -353,9 +357,14 @@ def call_student(namespace: Mapping[str, Any], call: Call) -> tuple[Outcome, dic
                 _TRACE["start"]()
                 _TRACE["reset_peak"]()
                 marker = bytearray(64)  # traced from here on: gone if tracing is stopped or cleared
+            legacy = np.random.get_state() if call.legacy_seed is not None else None
             try:
+                if legacy is not None:
+                    np.random.seed(call.legacy_seed)
                 result = target(*args, **kwargs)
             finally:
+                if legacy is not None:
+                    np.random.set_state(legacy)
                 if call.measure_peak:
                     intact = _TRACE["is_tracing"]() and _TRACE["traceback_of"](marker) is not None
                     peak = _TRACE["traced"]()[1] if intact else None

@@ -21,6 +21,8 @@ MISCONCEPTIONS = {
     "score_variance.scaled_scores": "about 1: the variance of the scaled scores (divided by sqrt(d_k)) instead of "
                                     "the raw ones",
     "score_variance.ignores_rng": "ignores the rng argument (results cannot be reproduced)",
+    "score_variance.global_state": "draws from numpy's global random state (np.random.randn, np.random.normal, ...), "
+                                   "which the rng argument does not reach",
     "score_variance.not_standard_normal": "draws the entries of q and k from another distribution than the standard "
                                           "normal (mean 0, variance 1) that the argument assumes",
     "score_variance.shrunk_by_d_k": "about 1/d_k: the variance of scores d_k times smaller than raw ones (entries of "
@@ -216,11 +218,33 @@ def _(calls, outcomes):
                           "sample variance of raw scores q . k of independent standard-normal vectors.", "wrong_values")
 
 
+#: numpy's legacy global generator seeded alike just before each of ``uses_rng``'s two probes (never graded).
+GLOBAL_STATE_SEED = 20_241_211
+
+
+def _global_state(calls, outcomes, graded) -> bool:
+    """Whether the answer draws from numpy's global random state: the two graded calls (rng=7) disagree, and the two
+    probes (rng=7 again, numpy's global generator seeded alike just before each) agree with each other and with
+    neither graded call (the global state moved on between the graded calls)."""
+    values = [_probe_value(o) for o in outcomes]
+    if None in values or len(values) < graded + 2:
+        return False
+    first, second, probe, again = values[:graded + 2]
+    return probe == again and probe not in (first, second)
+
+
 @checks.add("score_variance", "uses_rng", "the same rng seed gives the same estimate",
-            calls=lambda rng: [Call("score_variance", (8, 2000), {"rng": 7}), Call("score_variance", (8, 2000), {"rng": 7})])
+            calls=lambda rng: [Call("score_variance", (8, 2000), {"rng": 7}), Call("score_variance", (8, 2000), {"rng": 7})]
+            + [Call("score_variance", (8, 2000), {"rng": 7}, legacy_seed=GLOBAL_STATE_SEED)] * 2)
 def _(calls, outcomes):
     first = expect.number(outcomes[0], calls[0])
     second = expect.number(outcomes[1], calls[1])
+    if first != second and _global_state(calls, outcomes, 2):
+        raise CheckFailed("two calls with rng=7 gave different estimates, and two more calls with rng=7, each made "
+                          "just after numpy's global random generator was seeded alike (np.random.seed), gave one "
+                          "estimate: your samples come from numpy's global random state (the np.random.* functions), "
+                          "which the rng argument does not reach. Draw them from a generator made from rng.",
+                          "score_variance.global_state")
     if first != second:
         raise CheckFailed("two calls with rng=7 gave different estimates: draw your samples from "
                           "`np.random.default_rng(rng)` so that a seed reproduces the experiment.",

@@ -170,7 +170,7 @@ class _Arrays:
     def call(self, c) -> dict:
         return {"name": c.name, "args": [self.encode(a) for a in c.args],
                 "kwargs": {k: self.encode(v) for k, v in c.kwargs.items()},
-                "value_only": c.value_only, "measure_peak": c.measure_peak}
+                "value_only": c.value_only, "measure_peak": c.measure_peak, "legacy_seed": c.legacy_seed}
 
 
 def write_data(directory: Path, data: dict) -> None:

@@ -117,6 +117,17 @@ def _tolerance(check: Check, outcomes, only_first: bool = False) -> float:
     return tol
 
 
+def _seeded_verdict(check: Check, calls, outcomes) -> dict:
+    """The judge's verdict where the calls that seed numpy's global generator (``legacy_seed``) agree with each
+    other and with no other call, and the other calls all disagree (an answer that draws from that global state):
+    :func:`autograder.kit.public._values` gives it to outcomes of that pattern, the relational verdict to others."""
+    moved = copy.deepcopy(list(outcomes))
+    for i, (call, outcome) in enumerate(zip(calls, moved)):
+        eps = 0.5 if call.legacy_seed is not None else 0.1 * (i + 1)
+        outcome.value = _perturb(outcome.value, eps, np.random.default_rng(12), False)
+    return _verdict(check, moved)
+
+
 def _kind(check: Check, outcomes) -> tuple[str, float, dict | None]:
     if _verdict(check, _moved(outcomes, 1.0, ints=True))["passed"]:
         if len(outcomes) > 1:
@@ -208,6 +219,8 @@ def check_data(check: Check, spaces: list[tuple[str, dict]]) -> dict:
     int_exact = _int_exact(check, solution)
     data = dict(base, expected=[o.value for o in solution], kind=kind, tol=tol, relational=relational,
                 mutation=_mutations(check, calls, solution), peak=_peaks(check, calls, solution), int_exact=int_exact)
+    if kind == "relational" and any(c.legacy_seed is not None for c in calls):
+        data["seeded"] = _seeded_verdict(check, calls, solution)
     from .public import _same  # one rule for "the same outcome" at build time and in the kit
     for _, namespace in spaces:
         outcomes = run_calls(namespace, calls)
@@ -229,7 +242,7 @@ def assignment_data(root: Path, assignment: str, tasks: list[str]) -> dict:
                            spaces) for c in checks if c.public]
     named = set(forms.MISCONCEPTIONS_NAMED) if any(d["form"] for d in data) else set()
     for d in data:
-        verdicts = [v for _, v in d["known"]] + list(d["mutation"].values()) + [d["relational"] or {}]
+        verdicts = [v for _, v in d["known"]] + list(d["mutation"].values()) + [d["relational"] or {}, d.get("seeded") or {}]
         verdicts += [p for p in d["peak"] if p]
         named |= {v.get("misconception") for v in verdicts}
     return {"assignment": assignment, "tasks": tasks,

@@ -303,7 +303,8 @@ def _prepare(job_dir):
     for spec in job["calls"]:
         call = core.Call(spec["name"], tuple(_decode(a, arrays) for a in spec["args"]),
                          {k: _decode(v, arrays) for k, v in spec["kwargs"].items()},
-                         value_only=spec["value_only"], measure_peak=spec["measure_peak"])
+                         value_only=spec["value_only"], measure_peak=spec["measure_peak"],
+                         legacy_seed=spec.get("legacy_seed"))
         calls.append((spec["id"], call, spec["phase"]))
     if job.get("own_pages"):
         _own_shared_pages()

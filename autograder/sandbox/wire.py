@@ -56,7 +56,8 @@ def encode_calls(calls: Sequence[tuple[int, Call]]) -> tuple[list[dict], dict[st
 
     specs = [{"id": call_id, "name": call.name, "args": [enc(a) for a in call.args],
               "kwargs": {str(k): enc(v) for k, v in call.kwargs.items()},
-              "value_only": bool(call.value_only), "measure_peak": bool(call.measure_peak)}
+              "value_only": bool(call.value_only), "measure_peak": bool(call.measure_peak),
+              "legacy_seed": call.legacy_seed}
              for call_id, call in calls]
     for array in arrays.values():
         if array.dtype.hasobject:

@@ -102,3 +102,42 @@ def test_queries_and_keys_swapped_are_named_by_the_probe(seed):
         assert _named(grade_id, "scaled_dot_product_attention", sdpa_as_is, seed) == "attention.k_not_transposed"
         assert _named(grade_id, "scaled_dot_product_attention", sdpa_reshaped, seed) == "attention.reshaped_keys"
         assert _named(grade_id, "scaled_dot_product_attention", sdpa_swapped_query_axis, seed) in GENERIC_MISCONCEPTIONS
+
+
+# ---------------------------------------------------------------- 02 score_variance: numpy's global random state
+def variance_global(d_k, n_samples=100_000, rng=None):
+    return float((np.random.standard_normal((n_samples, d_k)) * np.random.randn(n_samples, d_k)).sum(axis=1).var())
+
+
+def variance_unseeded(d_k, n_samples=100_000, rng=None):  # ignores rng too, but no global state: not named
+    gen = np.random.default_rng()
+    return float((gen.standard_normal((n_samples, d_k)) * gen.standard_normal((n_samples, d_k))).sum(axis=1).var())
+
+
+def variance_seeds_global(d_k, n_samples=100_000, rng=None):  # the global state, seeded from rng: reproducible
+    np.random.seed(rng)
+    return variance_global(d_k, n_samples)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_global_random_state_is_named_where_seeding_it_makes_two_calls_agree(seed):
+    assert _named("score_variance_uses_rng", "score_variance", variance_global, seed) == "score_variance.global_state"
+    assert _named("score_variance_uses_rng", "score_variance", variance_unseeded, seed) == "score_variance.ignores_rng"
+    assert _named("score_variance_uses_rng", "score_variance", variance_seeds_global, seed) is None
+
+
+def test_a_seeded_call_puts_numpy_s_global_state_back():
+    from autograder.checks.core import Call, call_student
+    np.random.seed(11)
+    expected = np.random.random()
+    np.random.seed(11)
+    outcome, _ = call_student({"score_variance": variance_global},
+                              Call("score_variance", (4, 50), {"rng": 7}, legacy_seed=3))
+    assert outcome.error is None and np.random.random() == expected
+
+
+def test_the_sandbox_wire_carries_the_global_seed():
+    from autograder.checks.core import Call
+    from autograder.sandbox import wire
+    specs, _ = wire.encode_calls([(0, Call("score_variance", (8, 20), {"rng": 7}, legacy_seed=5))])
+    assert specs[0]["legacy_seed"] == 5
