@@ -388,7 +388,7 @@ def _(calls, outcomes):
         if found is not None:
             raise CheckFailed(found[1], found[0]) from None
         if failure.misconception in {m for m, _, _ in SHIFT_MISTAKES}:
-            raise failure.vague or CheckFailed(f"NaN in your weights, where every value should be a number",
+            raise failure.vague or CheckFailed("NaN in your weights, where every value should be a number",
                                                "nan") from None
         raise
 

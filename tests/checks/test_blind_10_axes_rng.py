@@ -1,4 +1,4 @@
-"""Issue 24, blind set 11's vague classes: a reshape of K where a transpose is meant, and queries and keys swapped
+"""Issue 24, blind set 10 (heldout_2026_12_10)'s vague classes: a reshape of K where a transpose is meant, and queries and keys swapped
 in the attention, are named only where their signature over a check's inputs and never-graded probes is theirs
 and no other mistake's; a look-alike stays vague, at every seed."""
 from __future__ import annotations
