@@ -63,17 +63,27 @@ def _verdict(check: Check, outcomes) -> dict:
     return {"passed": result.passed, "message": result.message, "misconception": result.misconception}
 
 
-def _perturb(value, eps: float, rng, ints: bool):
-    """``value`` moved by ``eps`` relative (signs from ``rng``); integers and booleans too when ``ints``."""
+def _precision(value) -> str:
+    """The precision a float is judged at (its tolerance's key): float32 arrays apart from every other float."""
+    return "float32" if isinstance(value, np.ndarray) and value.dtype == np.float32 else "float64"
+
+
+def _perturb(value, eps: float, rng, ints: bool, precision: str | None = None):
+    """``value`` moved by ``eps`` relative (signs from ``rng``); integers and booleans too when ``ints``; only the
+    floats of ``precision`` (``_precision``) where it is given."""
     if isinstance(value, tuple):
-        return tuple(_perturb(v, eps, rng, ints) for v in value)
+        return tuple(_perturb(v, eps, rng, ints, precision) for v in value)
     if isinstance(value, bool):
         return (not value) if ints else value
     if isinstance(value, float):
+        if precision not in (None, "float64"):
+            return value
         return value + eps * rng.choice((-1.0, 1.0)) * (abs(value) + 1)
     if isinstance(value, int):
         return value + 1 if ints else value
     if isinstance(value, np.ndarray):
+        if value.dtype.kind == "f" and precision not in (None, _precision(value)):
+            return value
         if value.dtype.kind == "f":
             signs = rng.choice((-1.0, 1.0), size=value.shape)
             with np.errstate(all="ignore"):  # infinities (a masked score) and NaN stay as they are
@@ -86,13 +96,14 @@ def _perturb(value, eps: float, rng, ints: bool):
     return value
 
 
-def _moved(outcomes, eps: float, *, ints: bool = False, only_first: bool = False) -> list[Outcome]:
+def _moved(outcomes, eps: float, *, ints: bool = False, only_first: bool = False,
+           precision: str | None = None) -> list[Outcome]:
     moved = []
     for i, outcome in enumerate(outcomes):
         rng = np.random.default_rng(12)  # the same pattern for every call: a relation between calls survives
         new = copy.deepcopy(outcome)
         if not only_first or i == 0:
-            new.value = _perturb(outcome.value, eps, rng, ints)
+            new.value = _perturb(outcome.value, eps, rng, ints, precision)
         moved.append(new)
     return moved
 
@@ -100,21 +111,32 @@ def _moved(outcomes, eps: float, *, ints: bool = False, only_first: bool = False
 EPSILONS = [10 ** (-k / 2) for k in range(26, 0, -1)]  # 1e-13 ... 0.3
 
 
-def _has_floats(value) -> bool:
+def _precisions(value) -> set[str]:
     if isinstance(value, tuple):
-        return any(_has_floats(v) for v in value)
-    return isinstance(value, float) or (isinstance(value, np.ndarray) and value.dtype.kind == "f")
+        return set().union(*(_precisions(v) for v in value))
+    if isinstance(value, float) or (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
+        return {_precision(value)}
+    return set()
 
 
-def _tolerance(check: Check, outcomes, only_first: bool = False) -> float:
-    if not any(_has_floats(o.value) for o in (outcomes[:1] if only_first else outcomes)):
-        return 0.0  # whole numbers only: nothing to move, so no tolerance was measured (a width of 7.76 is not 7)
-    tol = 0.0
-    for eps in EPSILONS:
-        if not _verdict(check, _moved(outcomes, eps, only_first=only_first))["passed"]:
-            break
-        tol = eps
-    return tol
+def _tolerance(check: Check, outcomes, only_first: bool = False) -> float | dict[str, float]:
+    """How far the judge lets the solution's floats move, measured apart for float32 results and for the rest, as
+    the grader judges each precision with its own tolerance (``core.tolerances``). One number for both would be the
+    float64 one (1e-9 where a float64 result is near 0), tighter than the last bits by which a float32 product
+    differs between BLAS kernels: the solution then failed its own public example on a machine whose OpenBLAS
+    picked another kernel than the kit builder's. Whole numbers only: 0 (nothing was moved, so a width of 7.76
+    is not 7)."""
+    found = set().union(*(_precisions(o.value) for o in (outcomes[:1] if only_first else outcomes)))
+    tols = {}
+    for precision in sorted(found):
+        tols[precision] = 0.0
+        for eps in EPSILONS:
+            if not _verdict(check, _moved(outcomes, eps, only_first=only_first, precision=precision))["passed"]:
+                break
+            tols[precision] = eps
+    if "float32" not in tols:
+        return tols.get("float64", 0.0)
+    return tols
 
 
 def _seeded_verdict(check: Check, calls, outcomes) -> dict:
