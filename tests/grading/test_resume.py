@@ -7,6 +7,7 @@ import signal
 import subprocess
 import time
 
+import nbformat
 import pytest
 from .conftest import BIN, ENV, N_STUDENTS, copy_course, grades
 
@@ -20,8 +21,24 @@ def _state_lines(root):
     return path.read_text().splitlines() if path.exists() else []
 
 
+#: Seconds each submission's answer cell sleeps: longer than a batch may wait to be recorded (pipeline.BATCH_SECONDS,
+#: 2 s), so the first result is on disk while the next submission is still running. Without it the mini course's
+#: four submissions were graded in well under 2 s and all recorded in one batch before the kill.
+SLOW = 3
+
+
+def _slow(root) -> None:
+    for path in (root / "submitted").glob("*/*/*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id") == "square":
+                cell.source = f"import time\ntime.sleep({SLOW})\n" + cell.source
+        nbformat.write(nb, path)
+
+
 def test_kill_mid_run_then_resume(generated_course, tmp_path):
     root = copy_course(generated_course, tmp_path / "course")
+    _slow(root)
     cmd = [os.path.join(BIN, "autograder"), "grade", "--workers", "1", "--no-verify", "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=root, env=ENV, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
