@@ -303,6 +303,15 @@ def dot_product(q, k):
     return float(total)
 '''}, misconception="dot_product.skips_entry",
         source="an off-by-one range(len(q) - 1) loop (Python tutorial, 'The range() Function': the stop value is excluded)"),
+    Variant("dot_product_total_replaced", A, "dot_product", {"dot_product": '''
+def dot_product(q, k):
+    acc = 0
+    for a, b in zip(q, k):
+        acc = a * b  # '=' where '+=' was meant: each product replaces the total
+    return float(acc)
+'''}, misconception="dot_product.last_product_only",
+        source="an accumulator assigned instead of incremented (issue 24, blind set 11: told 'a range that starts one "
+               "late' on the seeds' two entries, where the two mistakes give one value)"),
 ]
 
 # ---------------------------------------------------------------- issue 24: held out on 2026-12-02, named wrongly then

@@ -50,6 +50,8 @@ MISCONCEPTIONS = {
     "weighted_average.hard_choice": "takes the value of the key with the largest weight only, not the weighted mix",
     "dot_product.norms": "multiplies the lengths of the vectors, ignoring their angle",
     "dot_product.skips_entry": "leaves out the first or the last pair of entries (off by one)",
+    "dot_product.last_product_only": "replaces the running total with each product instead of adding to it: only the "
+                                     "last pair's product is left",
     "dot_product.never_negative": "takes absolute values, as if a score could not be negative",
     "dot_product.distance": "returns a distance between q and k, which is small for a good match, not the dot product",
     "dot_product.negative_distance": "returns minus the (squared) distance between q and k: largest when they are "
@@ -102,6 +104,11 @@ def _dot_candidates(q, k):
         yield float(q[1:] @ k[1:]), "dot_product.skips_entry", \
             "your sum leaves out the first pair of entries (a range that starts one late): every pair of matching " \
             "entries counts."
+        # on two entries the last product alone is also the sum without the first pair: the seed check's probe of
+        # three entries tells the two apart
+        yield float(q[-1] * k[-1]), "dot_product.last_product_only", \
+            "your score is the product of the last pair of entries alone: each product replaced the running total " \
+            "instead of being added to it, so every earlier pair was lost."
         distance = ("your score is a distance between q and k (0 when they are equal, larger the further apart they "
                     "are): a good match gets the smallest score, where the dot product gives it a large one, and "
                     "opposing vectors score above 0, where their dot product is negative.")
@@ -142,8 +149,9 @@ def _dot_mistake(calls, outcomes, tol) -> CheckFailed | None:
     return CheckFailed(min(message for _, message in found), named.pop())
 
 
-def _judge_dot(calls, outcomes, describe, tol):
-    for call, outcome in zip(calls, outcomes):
+def _judge_dot(calls, outcomes, describe, tol, graded: int | None = None):
+    """Judge the first ``graded`` calls (all by default); a mistake is named from every call, probes included."""
+    for call, outcome in list(zip(calls, outcomes))[:graded]:
         q, k = call.args
         result = expect.array(outcome, call)
         if result.shape == q.shape and expect.allclose(result, q * k, 1e-9, 1e-12):
@@ -158,11 +166,19 @@ def _judge_dot(calls, outcomes, describe, tol):
                               "of matching entries, and how it puts the pairs together.", "wrong_values")
 
 
+#: A probe of three entries, never graded: on the seeds' two entries a sum without its first pair is the last
+#: product alone, so the seed calls cannot tell those mistakes apart; here every candidate gives its own value.
+DOT_PROBE = (np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, -2.0]))
+
+
 @checks.add("dot_product", "seed_example", "the seeds' query (1, 0) against keys (1, 0), (0, 1), (0.5, 0.5), (-1, 0)",
-            calls=lambda rng: [Call("dot_product", (np.array([1.0, 0.0]), np.array(k))) for k in SEED_KEYS])
+            calls=lambda rng: [Call("dot_product", (np.array([1.0, 0.0]), np.array(k))) for k in SEED_KEYS]
+            + [Call("dot_product", tuple(a.copy() for a in DOT_PROBE))])
 def _(calls, outcomes):
-    _judge_dot(calls, outcomes, lambda q, k: f"the query with key ({', '.join(f'{v:g}' for v in k)})", (1e-9, 1e-12))
-    _number_not_array(calls, outcomes)
+    graded = len(SEED_KEYS)
+    _judge_dot(calls, outcomes, lambda q, k: f"the query with key ({', '.join(f'{v:g}' for v in k)})", (1e-9, 1e-12),
+               graded=graded)
+    _number_not_array(calls[:graded], outcomes[:graded])
 
 
 def _number_not_array(calls, outcomes):
