@@ -474,7 +474,8 @@ def _(calls, outcomes):
         raise CheckFailed(f"your width needs more parameters than the budget allows for some budgets: {how}. Take "
                           "the largest width that fits.", "width_for_budget.rounds_up")
     if got == without_v and not rounds:
-        raise CheckFailed("your additive width does not leave room for every learned part of the score.",
+        raise CheckFailed("your additive width leaves out the scoring vector v: each hidden unit also adds one entry "
+                          "of v, which is learned too and counts against the budget.",
                           "width_for_budget.additive_without_v")
     # a // b * c groups from the left: the budget halved, then multiplied by the width (plus v's unit)
     left_to_right = [budget // 2 * d + (1 if kind == "additive" else 0) for kind, d, budget in (c.args for c in calls)]
