@@ -404,6 +404,16 @@ def leading_weight(width, scaled=True):
 '''}, misconception="softmax.no_max_subtraction",
         source="a softmax written out by hand from its definition, without the shift of notebook 01: right at "
                "every width whose raw scores stay in exp's range, inf / inf beyond (blind set 10)"),
+    Variant("leading_weight_math_exp_raises", A, "leading_weight", {"leading_weight": '''
+def leading_weight(width, scaled=True):
+    root = math.sqrt(width)
+    raw = [2 * root, root, 0.0]
+    scores = [r / root for r in raw] if scaled else raw
+    top = math.exp(scores[0])   # math.exp raises OverflowError past about 709
+    return top / sum(math.exp(x) for x in scores)
+'''}, misconception="softmax.no_max_subtraction",
+        source="the softmax by hand with Python's math.exp, no shift: right while the raw scores stay below about 709, "
+               "OverflowError beyond (blind set 12: said only as the raw error)"),
 
     Variant("jacobian_own_term_and_outer", A, "softmax_jacobian", {"softmax_jacobian": '''
 def softmax_jacobian(p):

@@ -421,6 +421,21 @@ def _unshifted_leading(width, scaled=True) -> float:
         return float(e[0] / e.sum())
 
 
+def _unshifted_leading_math(width, scaled=True) -> float:
+    """The same with Python's ``math.exp``, which raises OverflowError where numpy's exp gives inf."""
+    scores = [x * (1 if scaled else math.sqrt(width)) for x in (2.0, 1.0, 0.0)]
+    e = [math.exp(x) for x in scores]
+    return e[0] / sum(e)
+
+
+def _overflows_unshifted(calls, outcomes) -> bool:
+    """Whether the answer is exp of the unshifted scores at every call: right where they stay in exp's range, inf,
+    NaN or math.exp's OverflowError beyond it (either spelling, never both fitting one answer)."""
+    return signature.identify(outcomes, [
+        ("softmax.no_max_subtraction", "", [signature.predict(f, *c.args, **c.kwargs) for c in calls])
+        for f in (_unshifted_leading, _unshifted_leading_math)]) is not None
+
+
 def _leading(scores) -> float:
     return float(ref.softmax(np.asarray(scores, dtype=float)).max())
 
@@ -482,20 +497,23 @@ def _fixed_divisor(calls, outcomes) -> CheckFailed | None:
 def _judge_leading(calls, outcomes, scaled):
     for call, outcome in zip(calls[:len(calls) // 2], outcomes[:len(calls) // 2]):
         width = call.args[0]
+        top = 2 * math.sqrt(width) / (math.sqrt(width) if scaled else 1)
+        what = "raised OverflowError" if outcome.error is not None else "is not a finite number"
+        overflow = (f"`leading_weight({width!r}, scaled={scaled})` {what}, and your answer is right at every width "
+                    f"where it gives a number: the largest raw score is {top:.4g} here, and exp of an unshifted "
+                    "score above about 709 overflows (numpy's exp to inf, and inf / inf is NaN; math.exp raises "
+                    "OverflowError). Shifting the scores of a row by one number changes no weight, and the right "
+                    "shift keeps every exponent at or below 0: your stable softmax does it.")
+        if outcome.error is not None and outcome.error.startswith("OverflowError") \
+                and _overflows_unshifted(calls, outcomes):
+            raise CheckFailed(overflow, "softmax.no_max_subtraction")
         got = expect.number(outcome, call, f"`leading_weight({width!r}, scaled={scaled})`")
         want = ref.leading_weight(width, scaled=scaled)
         if expect.allclose(got, want, *LEADING_TOL):
             continue
         if not math.isfinite(got):
-            top = 2 * math.sqrt(width) / (math.sqrt(width) if scaled else 1)
-            if signature.identify(outcomes, [("softmax.no_max_subtraction", "", [
-                    signature.predict(_unshifted_leading, *c.args, **c.kwargs) for c in calls])]) is not None:
-                raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number, and your answer "
-                                  f"is right at every width where it is one: the largest raw score is {top:.4g} here, "
-                                  "and exp of an unshifted score above about 709 overflows to inf (inf / inf is NaN). "
-                                  "Shifting the scores of a row by one number changes no weight, and the right shift "
-                                  "keeps every exponent at or below 0: your stable softmax does it.",
-                                  "softmax.no_max_subtraction")
+            if _overflows_unshifted(calls, outcomes):
+                raise CheckFailed(overflow, "softmax.no_max_subtraction")
             raise CheckFailed(f"`leading_weight({width!r}, scaled={scaled})` is not a finite number (the largest raw "
                               f"score is {top:.4g} at this width).", "nan")
         positions = [_number_or_none(o) for o in outcomes]

@@ -250,3 +250,26 @@ def test_an_overflow_is_named_only_where_the_answer_is_the_unshifted_exp_everywh
         assert verdict.misconception == "softmax.no_max_subtraction" and "overflows" in verdict.message
         assert _named("leading_weight_unscaled_saturates", "leading_weight", leading_unshifted_and_smallest, seed) \
             != "softmax.no_max_subtraction"
+
+
+def leading_unshifted_math(width, scaled=True):  # Python's math.exp raises OverflowError where numpy's gives inf
+    s = [x * (1 if scaled else math.sqrt(width)) for x in (2.0, 1.0, 0.0)]
+    e = [math.exp(x) for x in s]
+    return e[0] / sum(e)
+
+
+def leading_overflows_otherwise(width, scaled=True):  # raises OverflowError too, but is wrong where it gives a number
+    s = [x * (1 if scaled else math.sqrt(width)) for x in (2.0, 1.0, 0.0)]
+    e = [math.exp(x) for x in s]
+    return e[1] / sum(e)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_an_overflow_raised_by_math_exp_is_named_only_where_the_answer_is_the_unshifted_exp_everywhere(seed):
+    """Blind set 12: math.exp's OverflowError was said only as the raw error. It is the unshifted exponential where
+    the answer is that everywhere it gives a number and raises exactly where that overflows."""
+    verdict = _verdict("leading_weight_unscaled_saturates", "leading_weight", leading_unshifted_math, seed)
+    assert verdict.misconception == "softmax.no_max_subtraction", verdict
+    assert "raised OverflowError" in verdict.message and "overflows" in verdict.message
+    assert _named("leading_weight_unscaled_saturates", "leading_weight", leading_overflows_otherwise, seed) \
+        != "softmax.no_max_subtraction"
